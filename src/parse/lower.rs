@@ -1,0 +1,995 @@
+//! Lowering: tree-sitter-bash syntax trees into the IR of `ir`. Walks every node (sequences,
+//! lists, pipelines, subshells, groups, conditionals, loops, functions, substitutions, heredocs),
+//! evaluates words statically and hands wrapped argv and shell strings to `unwrap`. Bounded in
+//! bytes, nodes, tree depth, nesting and time; a crossed bound is recorded, never ignored.
+
+use super::ir::*;
+use super::unwrap::{self, Inner};
+use super::word::{decode_ansi_c, unescape_double_quoted, unescape_unquoted, CharKind, Chars, Word};
+use super::Limits;
+use std::collections::HashMap;
+use std::time::Instant;
+use tree_sitter::{Node, Parser};
+
+/// Longest raw text kept per word, so nested substitutions stay linear.
+const MAX_RAW: usize = 4096;
+/// Most words one brace expansion may produce.
+const MAX_BRACE: usize = 1024;
+
+/// Constants assigned earlier in the same text.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Vars {
+    named: HashMap<String, String>,
+    positional: Option<Vec<String>>,
+}
+
+impl Vars {
+    pub(crate) fn with_positional(args: Vec<String>) -> Self {
+        Vars {
+            named: HashMap::new(),
+            positional: Some(args),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        if let Ok(n) = name.parse::<usize>() {
+            if n == 0 {
+                return None;
+            }
+            return self.positional.as_ref()?.get(n - 1).cloned();
+        }
+        match name {
+            "@" | "*" => self.positional.as_ref().map(|p| p.join(" ")),
+            _ => self.named.get(name).cloned(),
+        }
+    }
+
+    fn set(&mut self, name: &str, value: Option<String>) {
+        match value {
+            Some(v) => {
+                self.named.insert(name.to_string(), v);
+            }
+            None => {
+                self.named.remove(name);
+            }
+        }
+    }
+}
+
+/// Lowering state shared by one analysis and all the shell strings nested in it.
+pub(crate) struct Lowerer<'l> {
+    pub(crate) out: Analysis,
+    limits: &'l Limits,
+    parser: Parser,
+    started: Instant,
+    nodes: usize,
+    stopped: bool,
+    vars: Vars,
+}
+
+/// Context while walking: what every command found below inherits.
+#[derive(Clone, Debug, Default)]
+struct Ctx {
+    ir: Context,
+    stdin: Option<Stdin>,
+    redirects: Vec<Redirect>,
+    tree_depth: usize,
+}
+
+#[derive(Default)]
+struct WordState {
+    chars: Chars,
+    dynamic: bool,
+    shown: String,
+    prefix: String,
+    unguarded: bool,
+    guarded: bool,
+    substitutions: Vec<usize>,
+    processes: Vec<usize>,
+}
+
+impl WordState {
+    fn literal(&mut self, text: &str, kind: CharKind) {
+        self.chars.push_str(text, kind);
+        self.shown.push_str(text);
+    }
+
+    fn dynamic(&mut self) {
+        if !self.dynamic {
+            self.prefix = self.chars.0.iter().map(|(c, _)| *c).collect();
+        }
+        self.dynamic = true;
+    }
+}
+
+impl<'l> Lowerer<'l> {
+    pub(crate) fn new(limits: &'l Limits) -> Self {
+        let mut parser = Parser::new();
+        // The grammar is compiled in; a version mismatch is caught by the tests, and a parser
+        // without a language makes `parse` return `None`, which is reported as a limit.
+        let _ = parser.set_language(&tree_sitter_bash::LANGUAGE.into());
+        Lowerer {
+            out: Analysis::default(),
+            limits,
+            parser,
+            started: Instant::now(),
+            nodes: 0,
+            stopped: false,
+            vars: Vars::default(),
+        }
+    }
+
+    fn limit(&mut self, limit: Limit) {
+        if !self.out.limits.contains(&limit) {
+            self.out.limits.push(limit);
+        }
+    }
+
+    fn over_time(&self) -> bool {
+        self.started.elapsed().as_millis() as u64 > self.limits.max_millis
+    }
+
+    /// Parses and lowers `text` as a shell script at nesting `depth` under `base`.
+    pub(crate) fn script(&mut self, text: &str, base: &Context, stdin: Option<Stdin>) {
+        if self.stopped {
+            return;
+        }
+        if text.len() > self.limits.max_bytes {
+            self.limit(Limit::Size {
+                bytes: text.len(),
+                max: self.limits.max_bytes,
+            });
+            return;
+        }
+        let started = self.started;
+        let max_millis = self.limits.max_millis;
+        let mut cancel = |_: &tree_sitter::ParseState| started.elapsed().as_millis() as u64 > max_millis;
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
+        let bytes = text.as_bytes();
+        let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+        let Some(tree) = self.parser.parse_with_options(&mut read, None, Some(options)) else {
+            self.limit(Limit::Time { max_ms: max_millis });
+            self.stopped = true;
+            return;
+        };
+        let root = tree.root_node();
+        if root.has_error() {
+            self.out.parse_errors.push(error_snippet(text, root));
+        }
+        let ctx = Ctx {
+            ir: base.clone(),
+            stdin,
+            ..Ctx::default()
+        };
+        self.stmt(text, root, &ctx);
+    }
+
+    /// Counts a node; false when a bound stops the walk.
+    fn visit(&mut self, ctx: &Ctx) -> bool {
+        if self.stopped {
+            return false;
+        }
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            self.limit(Limit::Nodes {
+                max: self.limits.max_nodes,
+            });
+            self.stopped = true;
+            return false;
+        }
+        if self.nodes % 512 == 0 && self.over_time() {
+            self.limit(Limit::Time {
+                max_ms: self.limits.max_millis,
+            });
+            self.stopped = true;
+            return false;
+        }
+        if ctx.tree_depth > self.limits.max_depth {
+            self.limit(Limit::Depth {
+                max: self.limits.max_depth,
+            });
+            return false;
+        }
+        true
+    }
+
+    fn stmt(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        if !self.visit(ctx) {
+            return;
+        }
+        let mut inner = ctx.clone();
+        inner.tree_depth += 1;
+        match node.kind() {
+            "command" => self.command(src, node, &inner),
+            "declaration_command" | "unset_command" => self.declaration(src, node, &inner),
+            "variable_assignment" => self.assignment(src, node, &inner),
+            "pipeline" => self.pipeline(src, node, &inner),
+            "redirected_statement" => self.redirected(src, node, &inner),
+            "function_definition" => self.function(src, node, &inner),
+            "if_statement" | "while_statement" => self.conditional(src, node, &inner),
+            "list" => self.list(src, node, &inner),
+            "for_statement" => {
+                if let Some(var) = node.child_by_field_name("variable") {
+                    self.vars.set(text(src, var), None);
+                }
+                self.sequence(src, node, &inner);
+            }
+            "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
+            "command_substitution" | "process_substitution" => {
+                let mut state = WordState::default();
+                self.part(src, node, &inner, &mut state, false);
+            }
+            _ => self.sequence(src, node, &inner),
+        }
+    }
+
+    /// Lowers every child statement, marking those followed by `&` as background and
+    /// evaluating non-statement children for the substitutions they hide.
+    fn sequence(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate() {
+            if !child.is_named() {
+                continue;
+            }
+            let mut c = ctx.clone();
+            if children.get(i + 1).is_some_and(|n| n.kind() == "&") {
+                c.ir.background = true;
+            }
+            if is_statement(child.kind()) {
+                self.stmt(src, *child, &c);
+            } else if child.kind() == "ERROR" {
+                self.sequence(src, *child, &c);
+            } else {
+                let mut state = WordState::default();
+                self.part(src, *child, &c, &mut state, false);
+            }
+        }
+    }
+
+    fn list(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let mut cursor = node.walk();
+        let named: Vec<Node> = node.named_children(&mut cursor).collect();
+        let last = named.len().saturating_sub(1);
+        for (i, child) in named.into_iter().enumerate() {
+            let mut c = ctx.clone();
+            c.ir.condition |= i < last;
+            self.stmt(src, child, &c);
+        }
+    }
+
+    fn conditional(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let condition = node.child_by_field_name("condition").map(|n| n.id());
+        let mut cursor = node.walk();
+        let named: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in named {
+            let mut c = ctx.clone();
+            c.ir.condition |= Some(child.id()) == condition;
+            self.stmt(src, child, &c);
+        }
+    }
+
+    fn pipeline(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let id = self.out.pipelines.len();
+        self.out.pipelines.push(Pipeline::default());
+        let mut cursor = node.walk();
+        let stages: Vec<Node> = node.named_children(&mut cursor).collect();
+        for (stage, child) in stages.into_iter().enumerate() {
+            let mut c = ctx.clone();
+            c.ir.pipeline = Some((id, stage));
+            if stage > 0 {
+                c.stdin = Some(Stdin::Pipe { pipeline: id, stage });
+            }
+            let start = self.out.commands.len();
+            self.stmt(src, child, &c);
+            let end = self.out.commands.len();
+            if let Some(p) = self.out.pipelines.get_mut(id) {
+                p.stages.push((start..end).collect());
+            }
+        }
+    }
+
+    fn function(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| text(src, n).to_string())
+            .unwrap_or_default();
+        let start = self.out.commands.len();
+        let mut c = ctx.clone();
+        c.ir.function = Some(name.clone());
+        if let Some(body) = node.child_by_field_name("body") {
+            self.stmt(src, body, &c);
+        }
+        let end = self.out.commands.len();
+        self.out.functions.push(Function {
+            name,
+            body: (start..end).collect(),
+        });
+    }
+
+    /// `body > file`, `body <<EOF … EOF`, `body <<< str`: the redirections apply to every
+    /// command in the body.
+    fn redirected(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let mut c = ctx.clone();
+        let mut trailing = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children_by_field_name("redirect", &mut cursor) {
+            match child.kind() {
+                "file_redirect" => {
+                    if let Some(r) = self.file_redirect(src, child, ctx) {
+                        if r.op == "<" {
+                            c.stdin = Some(match r.process {
+                                Some(id) => Stdin::Process { id },
+                                None => Stdin::File(r.target.clone()),
+                            });
+                        }
+                        c.redirects.push(r);
+                    }
+                }
+                "herestring_redirect" => {
+                    if let Some(w) = self.herestring(src, child, ctx) {
+                        c.stdin = Some(Stdin::HereString(w));
+                    }
+                }
+                "heredoc_redirect" => {
+                    let (body, rest) = self.heredoc(src, child, ctx);
+                    c.stdin = Some(Stdin::Heredoc { text: body });
+                    trailing.extend(rest);
+                }
+                _ => {}
+            }
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            if trailing.is_empty() {
+                self.stmt(src, body, &c);
+            } else {
+                // `cat <<EOF | sh`: tree-sitter nests the rest of the pipeline inside the heredoc
+                // redirect. Rebuild it as a pipeline of the body and those stages.
+                self.heredoc_pipeline(src, body, trailing, &c, ctx);
+            }
+        }
+    }
+
+    fn heredoc_pipeline(&mut self, src: &str, body: Node, rest: Vec<Node>, first: &Ctx, ctx: &Ctx) {
+        let id = self.out.pipelines.len();
+        self.out.pipelines.push(Pipeline::default());
+        let mut stage_nodes = vec![(body, first.clone())];
+        for node in rest {
+            let mut cursor = node.walk();
+            let stages: Vec<Node> = if node.kind() == "pipeline" {
+                node.named_children(&mut cursor).collect()
+            } else {
+                vec![node]
+            };
+            for s in stages {
+                stage_nodes.push((s, ctx.clone()));
+            }
+        }
+        for (stage, (node, mut c)) in stage_nodes.into_iter().enumerate() {
+            c.ir.pipeline = Some((id, stage));
+            if stage > 0 {
+                c.stdin = Some(Stdin::Pipe { pipeline: id, stage });
+            }
+            let start = self.out.commands.len();
+            self.stmt(src, node, &c);
+            let end = self.out.commands.len();
+            if let Some(p) = self.out.pipelines.get_mut(id) {
+                p.stages.push((start..end).collect());
+            }
+        }
+    }
+
+    /// The static body of a heredoc (if it has one) and any statements tree-sitter nested in the
+    /// redirect (`| sh`, `&& next`).
+    fn heredoc<'t>(&mut self, src: &str, node: Node<'t>, ctx: &Ctx) -> (Option<String>, Vec<Node<'t>>) {
+        let mut quoted = false;
+        let mut strip_tabs = false;
+        let mut body = None;
+        let mut rest = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "<<-" => strip_tabs = true,
+                "heredoc_start" => {
+                    let t = text(src, child);
+                    quoted = t.contains(['\'', '"', '\\']);
+                }
+                "heredoc_body" => body = Some(child),
+                "heredoc_end" | "<<" => {}
+                k if is_statement(k) => rest.push(child),
+                _ => {}
+            }
+        }
+        let Some(body) = body else {
+            return (Some(String::new()), rest);
+        };
+        let raw = text(src, body);
+        if quoted {
+            return (Some(strip(raw, strip_tabs)), rest);
+        }
+        let mut state = WordState::default();
+        let mut dynamic = false;
+        let mut cursor = body.walk();
+        for child in body.named_children(&mut cursor) {
+            if child.kind() != "heredoc_content" {
+                dynamic = true;
+                self.part(src, child, ctx, &mut state, true);
+            }
+        }
+        if dynamic {
+            return (None, rest);
+        }
+        (Some(strip(&unescape_double_quoted(raw), strip_tabs)), rest)
+    }
+
+    fn herestring(&mut self, src: &str, node: Node, ctx: &Ctx) -> Option<Word> {
+        let mut cursor = node.walk();
+        let word = node.named_children(&mut cursor).find(|n| n.kind() != "file_descriptor")?;
+        self.words(src, word, ctx).into_iter().next()
+    }
+
+    fn file_redirect(&mut self, src: &str, node: Node, ctx: &Ctx) -> Option<Redirect> {
+        let mut op = String::new();
+        let mut fd = None;
+        let mut target = None;
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                op.push_str(child.kind());
+            } else if child.kind() == "file_descriptor" {
+                fd = text(src, child).parse().ok();
+            } else if target.is_none() {
+                target = Some(child);
+            }
+        }
+        let words = match target {
+            Some(t) => self.words(src, t, ctx),
+            None => vec![Word::literal("-")],
+        };
+        let target = words.into_iter().next().unwrap_or_default();
+        let process = target.processes.first().copied();
+        Some(Redirect {
+            op,
+            fd,
+            target,
+            process,
+        })
+    }
+
+    fn assignment(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let (name, value) = self.assignment_parts(src, node, ctx);
+        self.vars.set(&name, value.value().map(str::to_string));
+    }
+
+    fn assignment_parts(&mut self, src: &str, node: Node, ctx: &Ctx) -> (String, Word) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| text(src, n).to_string())
+            .unwrap_or_default();
+        let value = match node.child_by_field_name("value") {
+            Some(v) => {
+                let mut words = self.words(src, v, ctx);
+                if words.len() == 1 {
+                    words.remove(0)
+                } else {
+                    Word::unknown(text(src, v))
+                }
+            }
+            None => Word::literal(""),
+        };
+        (name, value)
+    }
+
+    /// `export`, `declare`, `local`, `readonly`, `typeset`, `unset`: a command whose operands
+    /// may be assignments.
+    fn declaration(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let index = self.reserve(ctx);
+        let mut name = Word::default();
+        let mut args = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                if name.raw.is_empty() {
+                    name = Word::literal(child.kind());
+                }
+                continue;
+            }
+            if child.kind() == "variable_assignment" {
+                let (var, value) = self.assignment_parts(src, child, ctx);
+                self.vars.set(&var, value.value().map(str::to_string));
+                let mut w = Word::literal(&format!("{var}={}", value.value().unwrap_or("")));
+                if !value.is_static() {
+                    w = Word::unknown(&format!("{var}={}", value.raw));
+                    w.shown = format!("{var}={}", value.shown);
+                    w.static_prefix = format!("{var}=");
+                }
+                w.raw = text(src, child).chars().take(MAX_RAW).collect();
+                args.push(w);
+            } else {
+                if name.raw == "unset" || child.kind() == "variable_name" {
+                    self.vars.set(text(src, child), None);
+                }
+                args.extend(self.words(src, child, ctx));
+            }
+        }
+        self.finish(index, name, args, Vec::new(), ctx.redirects.clone(), ctx);
+    }
+
+    fn command(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let index = self.reserve(ctx);
+        let mut words = Vec::new();
+        let mut assignments = Vec::new();
+        let mut redirects = ctx.redirects.clone();
+        let mut local = ctx.clone();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => assignments.push(self.assignment_parts(src, child, ctx)),
+                "file_redirect" => {
+                    if let Some(r) = self.file_redirect(src, child, ctx) {
+                        if r.op == "<" {
+                            local.stdin = Some(match r.process {
+                                Some(id) => Stdin::Process { id },
+                                None => Stdin::File(r.target.clone()),
+                            });
+                        }
+                        redirects.push(r);
+                    }
+                }
+                "herestring_redirect" => {
+                    if let Some(w) = self.herestring(src, child, ctx) {
+                        local.stdin = Some(Stdin::HereString(w));
+                    }
+                }
+                "command_name" => {
+                    if let Some(inner) = child.named_child(0) {
+                        words.extend(self.words(src, inner, ctx));
+                    }
+                }
+                k if child.is_named() && is_statement(k) => self.stmt(src, child, ctx),
+                _ if child.is_named() => words.extend(self.words(src, child, ctx)),
+                _ => {}
+            }
+        }
+        let Some(first) = (!words.is_empty()).then(|| words.remove(0)) else {
+            return;
+        };
+        if let Some(stdin) = local.stdin.clone() {
+            if let Some(cmd) = self.out.commands.get_mut(index) {
+                cmd.stdin = stdin;
+            }
+        }
+        self.finish(index, first, words, assignments, redirects, &local);
+    }
+
+    /// Pushes a placeholder so a command's index precedes those of its substitutions.
+    fn reserve(&mut self, ctx: &Ctx) -> usize {
+        self.out.commands.push(Command {
+            name: Word::default(),
+            args: Vec::new(),
+            assignments: Vec::new(),
+            redirects: Vec::new(),
+            stdin: ctx.stdin.clone().unwrap_or(Stdin::Inherited),
+            context: ctx.ir.clone(),
+        });
+        self.out.commands.len() - 1
+    }
+
+    fn finish(
+        &mut self,
+        index: usize,
+        name: Word,
+        args: Vec<Word>,
+        assignments: Vec<(String, Word)>,
+        redirects: Vec<Redirect>,
+        ctx: &Ctx,
+    ) {
+        let executed = name.substitutions.clone();
+        let Some(cmd) = self.out.commands.get_mut(index) else {
+            return;
+        };
+        cmd.name = name;
+        cmd.args = args;
+        cmd.assignments = assignments;
+        cmd.redirects = redirects;
+        self.mark_executed(&executed);
+        self.track_constants(index);
+        let snapshot = self.out.commands.get(index).cloned();
+        if let Some(cmd) = snapshot {
+            self.follow(index, &cmd, ctx);
+        }
+    }
+
+    /// Remembers `set -- a b` positional parameters.
+    fn track_constants(&mut self, index: usize) {
+        let Some(cmd) = self.out.commands.get(index) else {
+            return;
+        };
+        if cmd.is(&["set"]) && cmd.args.first().and_then(Word::value) == Some("--") {
+            let values: Option<Vec<String>> =
+                cmd.args[1..].iter().map(|w| w.value().map(str::to_string)).collect();
+            self.vars.positional = values;
+        } else if cmd.is(&["read", "mapfile", "readarray", "getopts"]) {
+            let names: Vec<String> = cmd.arg_values().filter(|a| !a.starts_with('-')).map(str::to_string).collect();
+            for n in names {
+                self.vars.set(&n, None);
+            }
+        }
+    }
+
+    pub(crate) fn mark_executed(&mut self, ids: &[usize]) {
+        for cmd in &mut self.out.commands {
+            if let Some(Substitution::Command { id, executed }) = &mut cmd.context.substitution {
+                if ids.contains(id) {
+                    *executed = true;
+                }
+            }
+        }
+    }
+
+    /// Follows what a command runs: wrapped argv, shell strings, remote commands.
+    fn follow(&mut self, index: usize, cmd: &Command, ctx: &Ctx) {
+        for inner in unwrap::inner(cmd, &self.out) {
+            match inner {
+                Inner::Argv {
+                    via,
+                    mut words,
+                    extra_args,
+                } => {
+                    if words.is_empty() {
+                        continue;
+                    }
+                    let name = words.remove(0);
+                    let mut c = ctx.clone();
+                    c.ir.via.push(via);
+                    c.ir.wrapped_by = Some(index);
+                    c.ir.extra_args = extra_args;
+                    c.stdin = Some(cmd.stdin.clone());
+                    let inner_index = self.reserve(&c);
+                    self.finish(inner_index, name, words, Vec::new(), Vec::new(), &c);
+                }
+                Inner::Script {
+                    via,
+                    text,
+                    raw,
+                    substitutions,
+                    positional,
+                    same_shell,
+                } => {
+                    self.mark_executed(&substitutions);
+                    let Some(text) = text else {
+                        self.out.dynamic_code.push((index, raw));
+                        continue;
+                    };
+                    let depth = ctx.ir.depth + 1;
+                    if depth > self.limits.max_nesting {
+                        self.limit(Limit::Nesting {
+                            max: self.limits.max_nesting,
+                        });
+                        continue;
+                    }
+                    let mut base = ctx.ir.clone();
+                    base.depth = depth;
+                    base.via.push(via);
+                    base.wrapped_by = Some(index);
+                    let saved = if same_shell {
+                        None
+                    } else {
+                        Some(std::mem::replace(
+                            &mut self.vars,
+                            positional.map(Vars::with_positional).unwrap_or_default(),
+                        ))
+                    };
+                    self.script(&text, &base, Some(cmd.stdin.clone()));
+                    if let Some(saved) = saved {
+                        self.vars = saved;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluates a word node into one or more words (brace expansion and field splitting of
+    /// known constants can make several).
+    fn words(&mut self, src: &str, node: Node, ctx: &Ctx) -> Vec<Word> {
+        let mut state = WordState::default();
+        self.part(src, node, ctx, &mut state, false);
+        let raw: String = text(src, node).chars().take(MAX_RAW).collect();
+        let base = Word {
+            raw: raw.clone(),
+            shown: state.shown.clone(),
+            static_prefix: if state.dynamic {
+                state.prefix.clone()
+            } else {
+                state.chars.0.iter().map(|(c, _)| *c).collect()
+            },
+            unguarded_param: state.unguarded,
+            guarded_param: state.guarded,
+            substitutions: state.substitutions.clone(),
+            processes: state.processes.clone(),
+            glob: false,
+            obfuscated: false,
+            ..Word::default()
+        };
+        if state.dynamic {
+            let glob = state
+                .chars
+                .0
+                .iter()
+                .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
+            return vec![Word { glob, ..base }];
+        }
+        let expanded = state.chars.expand(MAX_BRACE);
+        if expanded.is_empty() {
+            // An unquoted expansion of an empty constant: the word disappears.
+            return Vec::new();
+        }
+        let single = expanded.len() == 1;
+        expanded
+            .into_iter()
+            .map(|(value, glob)| {
+                let plain = !value.is_empty()
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "._-/+".contains(c));
+                let obfuscated = plain && raw != value && !raw.contains('{');
+                Word {
+                    shown: if single { base.shown.clone() } else { value.clone() },
+                    static_prefix: value.clone(),
+                    glob,
+                    obfuscated,
+                    ..base.clone()
+                }
+                .with_value(Some(value))
+            })
+            .collect()
+    }
+
+    /// Adds one syntactic part of a word to `state`. `quoted` is true inside double quotes.
+    fn part(&mut self, src: &str, node: Node, ctx: &Ctx, state: &mut WordState, quoted: bool) {
+        if !self.visit(ctx) {
+            state.dynamic();
+            return;
+        }
+        let mut deeper = ctx.clone();
+        deeper.tree_depth += 1;
+        let ctx = &deeper;
+        let t = text(src, node);
+        match node.kind() {
+            "word" | "number" | "brace_expression" | "extglob_pattern" | "special_variable_name"
+            | "variable_name" | "regex" | "test_operator" | "file_descriptor" => {
+                if quoted {
+                    state.literal(t, CharKind::Quoted);
+                } else {
+                    let mut chars = Chars::default();
+                    unescape_unquoted(t, &mut chars);
+                    state.shown.extend(chars.0.iter().map(|(c, _)| *c));
+                    state.chars.0.extend(chars.0);
+                }
+            }
+            "raw_string" => {
+                let body = t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')).unwrap_or(t);
+                state.literal(body, CharKind::Quoted);
+            }
+            "ansi_c_string" => {
+                let body = t.strip_prefix("$'").and_then(|s| s.strip_suffix('\'')).unwrap_or(t);
+                state.literal(&decode_ansi_c(body), CharKind::Quoted);
+            }
+            "string" => self.double_quoted(src, node, ctx, state),
+            "translated_string" | "concatenation" | "command_name" => {
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.part(src, child, ctx, state, quoted);
+                }
+            }
+            "simple_expansion" => self.parameter(t.trim_start_matches('$'), "", state, quoted),
+            "expansion" => {
+                let body = t.strip_prefix("${").and_then(|s| s.strip_suffix('}')).unwrap_or(t);
+                let (name, op) = split_parameter(body);
+                self.parameter(name, op, state, quoted);
+                // `${X:-$(cmd)}` runs cmd: lower substitutions hidden in the operator's word.
+                self.hidden_substitutions(src, node, ctx, state);
+            }
+            "command_substitution" => {
+                let id = self.out.command_substitutions.len();
+                self.out.command_substitutions.push(Vec::new());
+                let mut c = ctx.clone();
+                c.ir.substitution = Some(Substitution::Command { id, executed: false });
+                c.ir.pipeline = None;
+                c.ir.background = false;
+                c.stdin = None;
+                c.redirects = Vec::new();
+                let start = self.out.commands.len();
+                self.sequence(src, node, &c);
+                let end = self.out.commands.len();
+                if let Some(s) = self.out.command_substitutions.get_mut(id) {
+                    *s = (start..end).collect();
+                }
+                state.substitutions.push(id);
+                state.dynamic();
+            }
+            "process_substitution" => {
+                let id = self.out.process_substitutions.len();
+                self.out.process_substitutions.push(ProcessSubstitution {
+                    commands: Vec::new(),
+                    output: t.starts_with('>'),
+                });
+                let mut c = ctx.clone();
+                c.ir.substitution = Some(Substitution::Process { id });
+                c.ir.pipeline = None;
+                c.stdin = None;
+                c.redirects = Vec::new();
+                let start = self.out.commands.len();
+                self.sequence(src, node, &c);
+                let end = self.out.commands.len();
+                if let Some(p) = self.out.process_substitutions.get_mut(id) {
+                    p.commands = (start..end).collect();
+                }
+                state.processes.push(id);
+                state.dynamic();
+            }
+            "arithmetic_expansion" => {
+                self.hidden_substitutions(src, node, ctx, state);
+                state.dynamic();
+            }
+            _ => {
+                self.hidden_substitutions(src, node, ctx, state);
+                if quoted {
+                    state.literal(t, CharKind::Quoted);
+                } else {
+                    state.literal(t, CharKind::Literal);
+                }
+            }
+        }
+    }
+
+    fn hidden_substitutions(&mut self, src: &str, node: Node, ctx: &Ctx, state: &mut WordState) {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "command_substitution" | "process_substitution" => {
+                    let mut scratch = WordState::default();
+                    self.part(src, child, ctx, &mut scratch, true);
+                    state.substitutions.extend(scratch.substitutions);
+                    state.processes.extend(scratch.processes);
+                }
+                _ if child.named_child_count() > 0 => self.hidden_substitutions(src, child, ctx, state),
+                _ => {}
+            }
+        }
+    }
+
+    fn double_quoted(&mut self, src: &str, node: Node, ctx: &Ctx, state: &mut WordState) {
+        let end = node.end_byte().saturating_sub(1);
+        let mut pos = node.start_byte() + 1;
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        for child in children {
+            if child.start_byte() > pos && child.start_byte() <= end {
+                let gap = src.get(pos..child.start_byte()).unwrap_or_default();
+                state.literal(&unescape_double_quoted(gap), CharKind::Quoted);
+            }
+            if child.is_named() {
+                if child.kind() == "string_content" {
+                    state.literal(&unescape_double_quoted(text(src, child)), CharKind::Quoted);
+                } else {
+                    self.part(src, child, ctx, state, true);
+                }
+            }
+            pos = pos.max(child.end_byte());
+        }
+        if pos < end {
+            let gap = src.get(pos..end).unwrap_or_default();
+            state.literal(&unescape_double_quoted(gap), CharKind::Quoted);
+        }
+    }
+
+    /// `$name` / `${name<op>…}`: a known constant's value, or a run-time value.
+    fn parameter(&mut self, name: &str, op: &str, state: &mut WordState, quoted: bool) {
+        state.shown.push('$');
+        state.shown.push_str(name);
+        let special = matches!(name, "$" | "?" | "#" | "!" | "-" | "0") || name.starts_with('#');
+        let guarded = op.starts_with(":?") || op.starts_with('?');
+        let known = if op.is_empty() && !name.starts_with('!') {
+            self.vars.get(name)
+        } else {
+            None
+        };
+        match known {
+            Some(value) => {
+                let kind = if quoted { CharKind::Quoted } else { CharKind::Expanded };
+                state.chars.push_str(&value, kind);
+            }
+            None => {
+                state.dynamic();
+                if guarded {
+                    state.guarded = true;
+                } else if !special {
+                    state.unguarded = true;
+                }
+            }
+        }
+    }
+}
+
+/// Splits a `${…}` body into the parameter name and the operator text that follows.
+fn split_parameter(body: &str) -> (&str, &str) {
+    if body.starts_with('#') && body.len() > 1 {
+        return (body, "");
+    }
+    let start = usize::from(body.starts_with('!'));
+    let rest = &body[start..];
+    let len = match rest.chars().next() {
+        Some(c) if c.is_ascii_digit() => rest.chars().take_while(char::is_ascii_digit).count(),
+        Some(c) if "@*#?$!-".contains(c) => 1,
+        _ => rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .count(),
+    };
+    body.split_at(start + len)
+}
+
+fn is_statement(kind: &str) -> bool {
+    matches!(
+        kind,
+        "command"
+            | "declaration_command"
+            | "unset_command"
+            | "variable_assignment"
+            | "variable_assignments"
+            | "pipeline"
+            | "list"
+            | "redirected_statement"
+            | "subshell"
+            | "compound_statement"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "case_statement"
+            | "case_item"
+            | "function_definition"
+            | "negated_command"
+            | "test_command"
+            | "do_group"
+            | "program"
+    )
+}
+
+fn text<'s>(src: &'s str, node: Node) -> &'s str {
+    src.get(node.start_byte()..node.end_byte()).unwrap_or_default()
+}
+
+fn strip(body: &str, tabs: bool) -> String {
+    if !tabs {
+        return body.to_string();
+    }
+    body.lines().map(|l| l.trim_start_matches('\t')).collect::<Vec<_>>().join("\n")
+}
+
+/// A short text near the first syntax error, for the signal's evidence.
+fn error_snippet(src: &str, root: Node) -> String {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            let start = node.start_byte();
+            let snippet: String = src.get(start..).unwrap_or_default().chars().take(40).collect();
+            return if node.is_missing() {
+                format!("missing {} at byte {start}", node.kind())
+            } else {
+                format!("near byte {start}: {snippet}")
+            };
+        }
+        if node.has_error() {
+            let children: Vec<Node> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    "syntax error".to_string()
+}

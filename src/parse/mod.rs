@@ -1,0 +1,48 @@
+//! Analysis: shell text to the IR, with nothing run. tree-sitter-bash parses; `lower` walks the
+//! tree into simple commands with static words; `unwrap` follows wrappers, nested shells and
+//! remote execs. Every bound is explicit and a crossed one is reported in `Analysis::limits`.
+
+mod ir;
+mod lower;
+pub mod unwrap;
+mod word;
+
+pub use ir::*;
+pub use word::Word;
+
+use serde::Deserialize;
+
+/// Bounds on one analysis. Crossing any is recorded, and the gate fails closed on it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest text analysed, in bytes (a script, a `-c` string, each nested shell string).
+    pub max_bytes: usize,
+    /// Most syntax nodes visited across the text and everything nested in it.
+    pub max_nodes: usize,
+    /// Deepest syntax-tree nesting followed.
+    pub max_depth: usize,
+    /// Most levels of shell strings inside shell strings (`bash -c "sh -c '…'"`).
+    pub max_nesting: usize,
+    /// Wall-clock budget for parsing and lowering, in milliseconds.
+    pub max_millis: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 128 * 1024,
+            max_nodes: 400_000,
+            max_depth: 256,
+            max_nesting: 8,
+            max_millis: 1_000,
+        }
+    }
+}
+
+/// Analyses `text` as a shell script.
+pub fn analyse(text: &str, limits: &Limits) -> Analysis {
+    let mut lowerer = lower::Lowerer::new(limits);
+    lowerer.script(text, &Context::default(), None);
+    lowerer.out
+}

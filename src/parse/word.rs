@@ -1,0 +1,405 @@
+//! Static words: the value a shell word has before anything runs (quote removal, escapes, ANSI-C
+//! strings, brace expansion, known constants), or the fact that it cannot be known. The
+//! tree-walking half lives in `lower`; this file holds the values and the pure text helpers.
+
+/// A shell word after static evaluation. `value` is `None` when any part is only known at run
+/// time; rules must then treat the word as unknown, never as its raw text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Word {
+    /// The word as written (bounded).
+    pub raw: String,
+    pub(crate) value: Option<String>,
+    /// The reference engine's rendering: literal parts verbatim, `$X` for expansions, nothing
+    /// for substitutions. Used for `detected.flags`/`paths` and messages.
+    pub shown: String,
+    /// The static text before the first run-time part (the whole value when static).
+    pub static_prefix: String,
+    /// A parameter expansion without the `:?` guard (`$D`, `${D}`, `${D:-x}`).
+    pub unguarded_param: bool,
+    /// A `${D:?}` guarded expansion.
+    pub guarded_param: bool,
+    /// Ids of `$(…)`/backtick substitutions inside this word.
+    pub substitutions: Vec<usize>,
+    /// Ids of `<(…)`/`>(…)` process substitutions inside this word.
+    pub processes: Vec<usize>,
+    /// Unquoted glob characters (`*`, `?`, `[`) in the value.
+    pub glob: bool,
+    /// Quotes or escapes inside what would otherwise be a plain word (`r''m`, `\rm`, `$'\x72m'`).
+    pub obfuscated: bool,
+}
+
+impl Word {
+    /// A fully static word (used for synthetic argv such as `env -S` splits).
+    pub fn literal(text: &str) -> Self {
+        Word {
+            raw: text.to_string(),
+            value: Some(text.to_string()),
+            shown: text.to_string(),
+            static_prefix: text.to_string(),
+            ..Word::default()
+        }
+    }
+
+    /// A word whose value is unknown (e.g. the `{}` of `find -exec`, appended `xargs` input).
+    pub fn unknown(raw: &str) -> Self {
+        Word {
+            raw: raw.to_string(),
+            shown: raw.to_string(),
+            ..Word::default()
+        }
+    }
+
+    pub(crate) fn with_value(mut self, value: Option<String>) -> Self {
+        self.value = value;
+        self
+    }
+
+    /// The static value, when the whole word is known.
+    pub fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+
+    pub fn is_static(&self) -> bool {
+        self.value.is_some()
+    }
+
+    /// True for a literal file-descriptor number (`2>&1`'s `1`, `>&-`).
+    pub fn is_fd_number(&self) -> bool {
+        self.value()
+            .is_some_and(|v| v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())))
+    }
+
+    /// The value if static, else the static prefix (for path rules that reason about prefixes).
+    pub fn best_effort(&self) -> &str {
+        self.value().unwrap_or(&self.static_prefix)
+    }
+}
+
+/// How a character of a word came to be, which decides brace expansion, field splitting and
+/// globbing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CharKind {
+    /// Unquoted literal text: braces expand, globs match.
+    Literal,
+    /// Quoted or escaped: inert.
+    Quoted,
+    /// From an unquoted expansion of a known constant: splits on whitespace, globs match.
+    Expanded,
+}
+
+/// Characters of a static word with their kinds.
+#[derive(Clone, Debug, Default)]
+pub struct Chars(pub Vec<(char, CharKind)>);
+
+impl Chars {
+    pub fn push_str(&mut self, text: &str, kind: CharKind) {
+        self.0.extend(text.chars().map(|c| (c, kind)));
+    }
+
+    /// Splits into fields (on whitespace from expansions), then brace-expands each field.
+    /// Returns at most `max` values.
+    pub fn expand(&self, max: usize) -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        for field in split_fields(&self.0) {
+            for expanded in brace_expand(&field, max) {
+                let glob = expanded
+                    .iter()
+                    .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
+                out.push((expanded.iter().map(|(c, _)| *c).collect(), glob));
+                if out.len() >= max {
+                    return out;
+                }
+            }
+        }
+        out
+    }
+}
+
+fn split_fields(chars: &[(char, CharKind)]) -> Vec<Vec<(char, CharKind)>> {
+    let splits = |&(c, k): &(char, CharKind)| k == CharKind::Expanded && c.is_whitespace();
+    if !chars.iter().any(splits) {
+        return vec![chars.to_vec()];
+    }
+    chars
+        .split(splits)
+        .filter(|f| !f.is_empty())
+        .map(<[_]>::to_vec)
+        .collect()
+}
+
+/// Bash brace expansion over unquoted braces: `{a,b}` and `{1..3}`/`{a..c}` sequences.
+pub fn brace_expand(chars: &[(char, CharKind)], max: usize) -> Vec<Vec<(char, CharKind)>> {
+    let Some((open, close, alternatives)) = find_brace(chars) else {
+        return vec![chars.to_vec()];
+    };
+    let prefix = &chars[..open];
+    let suffix = &chars[close + 1..];
+    let mut out = Vec::new();
+    for alt in alternatives {
+        let mut combined = prefix.to_vec();
+        combined.extend(alt);
+        combined.extend_from_slice(suffix);
+        for expanded in brace_expand(&combined, max) {
+            out.push(expanded);
+            if out.len() >= max {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+type Alternatives = Vec<Vec<(char, CharKind)>>;
+
+/// Finds the first unquoted `{…}` that expands, returning its bounds and alternatives.
+fn find_brace(chars: &[(char, CharKind)]) -> Option<(usize, usize, Alternatives)> {
+    let literal = |i: usize, ch: char| chars.get(i).is_some_and(|&(c, k)| c == ch && k == CharKind::Literal);
+    let mut start = 0;
+    while start < chars.len() {
+        if literal(start, '{') && !(start > 0 && literal(start - 1, '$')) {
+            let mut depth = 0usize;
+            let mut commas = Vec::new();
+            for i in start..chars.len() {
+                if literal(i, '{') {
+                    depth += 1;
+                } else if literal(i, '}') {
+                    depth -= 1;
+                    if depth == 0 {
+                        let inner = &chars[start + 1..i];
+                        if !commas.is_empty() {
+                            let mut alts = Vec::new();
+                            let mut from = start + 1;
+                            for &c in &commas {
+                                alts.push(chars[from..c].to_vec());
+                                from = c + 1;
+                            }
+                            alts.push(chars[from..i].to_vec());
+                            return Some((start, i, alts));
+                        }
+                        if let Some(seq) = sequence(inner) {
+                            return Some((start, i, seq));
+                        }
+                        break;
+                    }
+                } else if depth == 1 && literal(i, ',') {
+                    commas.push(i);
+                }
+            }
+        }
+        start += 1;
+    }
+    None
+}
+
+/// `{1..5}`, `{05..10..2}`, `{a..e}` as alternatives; `None` when not a sequence.
+fn sequence(inner: &[(char, CharKind)]) -> Option<Alternatives> {
+    let text: String = inner.iter().map(|(c, _)| *c).collect();
+    let parts: Vec<&str> = text.split("..").collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let step: i64 = match parts.get(2) {
+        Some(s) => s.parse::<i64>().ok()?.abs().max(1),
+        None => 1,
+    };
+    let lit = |s: String| s.chars().map(|c| (c, CharKind::Literal)).collect::<Vec<_>>();
+    if let (Ok(a), Ok(b)) = (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        let count = (a - b).unsigned_abs() / step as u64;
+        if count > 4096 {
+            return None;
+        }
+        let dir = if a <= b { step } else { -step };
+        let mut v = Vec::new();
+        let mut x = a;
+        loop {
+            v.push(lit(x.to_string()));
+            if x == b || (dir > 0 && x + dir > b) || (dir < 0 && x + dir < b) {
+                break;
+            }
+            x += dir;
+        }
+        return Some(v);
+    }
+    let (a, b) = (single_char(parts[0])?, single_char(parts[1])?);
+    let (lo, hi) = (a.min(b) as u32, a.max(b) as u32);
+    let mut v: Vec<_> = (lo..=hi)
+        .step_by(step as usize)
+        .filter_map(char::from_u32)
+        .map(|c| lit(c.to_string()))
+        .collect();
+    if a > b {
+        v.reverse();
+    }
+    Some(v)
+}
+
+fn single_char(s: &str) -> Option<char> {
+    let mut it = s.chars();
+    let c = it.next()?;
+    (it.next().is_none() && c.is_ascii_alphabetic()).then_some(c)
+}
+
+/// Removes backslash escapes from unquoted word text (`\r` → `r`, `\<newline>` → nothing).
+/// Returns the text with a kind per char: escaped characters are `Quoted`.
+pub fn unescape_unquoted(text: &str, out: &mut Chars) {
+    let mut it = text.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            match it.next() {
+                Some('\n') | None => {}
+                Some(next) => out.0.push((next, CharKind::Quoted)),
+            }
+        } else {
+            out.0.push((c, CharKind::Literal));
+        }
+    }
+}
+
+/// Removes the escapes that are special inside double quotes (`\"`, `\\`, `\$`, `` \` ``,
+/// `\<newline>`); other backslashes stay.
+pub fn unescape_double_quoted(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    let mut it = text.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            match it.peek() {
+                Some('"' | '\\' | '$' | '`') => {
+                    if let Some(n) = it.next() {
+                        s.push(n);
+                    }
+                }
+                Some('\n') => {
+                    it.next();
+                }
+                _ => s.push(c),
+            }
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// Decodes the body of an ANSI-C string `$'…'` (without the `$'` and `'`).
+pub fn decode_ansi_c(body: &str) -> String {
+    let chars: Vec<char> = body.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let radix_run = |i: usize, radix: u32, max: usize| -> (u32, usize) {
+        let mut value = 0u32;
+        let mut n = 0;
+        while n < max {
+            match chars.get(i + n).and_then(|c| c.to_digit(radix)) {
+                Some(d) => value = value.saturating_mul(radix).saturating_add(d),
+                None => break,
+            }
+            n += 1;
+        }
+        (value, n)
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '\\' || i + 1 >= chars.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = chars[i + 1];
+        i += 2;
+        let simple = match e {
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            continue;
+        }
+        let (value, used) = match e {
+            'x' => radix_run(i, 16, 2),
+            'u' => radix_run(i, 16, 4),
+            'U' => radix_run(i, 16, 8),
+            '0'..='7' => {
+                let (v, n) = radix_run(i - 1, 8, 3);
+                (v, n.saturating_sub(1))
+            }
+            'c' => match chars.get(i) {
+                Some(ctl) => ((*ctl as u32) & 0x1f, 1),
+                None => (0, 0),
+            },
+            _ => {
+                out.push('\\');
+                out.push(e);
+                continue;
+            }
+        };
+        if used == 0 && e != '0' {
+            out.push('\\');
+            out.push(e);
+            continue;
+        }
+        i += used;
+        if let Some(ch) = char::from_u32(value) {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(text: &str) -> Vec<String> {
+        let mut c = Chars::default();
+        c.push_str(text, CharKind::Literal);
+        c.expand(256).into_iter().map(|(s, _)| s).collect()
+    }
+
+    #[test]
+    fn brace_expansion_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("/{bin,etc}", &["/bin", "/etc"]),
+            ("{rm,-rf,/}", &["rm", "-rf", "/"]),
+            ("a{1..3}", &["a1", "a2", "a3"]),
+            ("{c..a}", &["c", "b", "a"]),
+            ("x{a,{b,c}}y", &["xay", "xby", "xcy"]),
+            ("{}", &["{}"]),
+            ("{a}", &["{a}"]),
+            ("${x}", &["${x}"]),
+        ];
+        for (input, want) in cases {
+            assert_eq!(expand(input), *want, "{input}");
+        }
+    }
+
+    #[test]
+    fn ansi_c_table() {
+        let cases = [
+            (r"\x72\x6d", "rm"),
+            (r"\162\155", "rm"),
+            (r"\u0072m", "rm"),
+            (r"a\nb", "a\nb"),
+            (r"\'", "'"),
+            (r"\q", r"\q"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(decode_ansi_c(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn unescape_table() {
+        let mut c = Chars::default();
+        unescape_unquoted(r"\rm", &mut c);
+        assert_eq!(c.0.iter().map(|(c, _)| *c).collect::<String>(), "rm");
+        assert_eq!(unescape_double_quoted(r#"a\"b\n\$"#), "a\"b\\n$");
+    }
+}

@@ -1,0 +1,199 @@
+//! The compiled-policy cache: one file per key (policy digest, regorus version, RVM format
+//! version, entry points) holding regorus's serialized RVM program behind a header that is
+//! verified before use. Writes are atomic (temp file in the same directory, then rename).
+
+use super::decision::ENTRY_POINTS;
+use regorus::rvm::program::{DeserializationResult, Program};
+use sha2::{Digest, Sha256};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Leading bytes of every cache file; bump the digit when the header layout changes.
+const MAGIC: &[u8; 8] = b"GSHRVM01";
+/// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
+const HEADER_LEN: usize = 8 + 64 + 32 + 8;
+/// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a cache lookup did not produce a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheMiss {
+    /// No file for this key.
+    Absent,
+    /// A file exists but failed verification (truncated, corrupt, other key, old format).
+    Invalid(String),
+}
+
+/// The regorus version that compiled (and will run) the program.
+pub fn regorus_version() -> String {
+    Program::new().metadata.compiler_version
+}
+
+/// The cache key: sha256 over the policy digest, regorus version, RVM serialization version and
+/// this header's version. The entry points compiled are read back from the program itself.
+pub fn cache_key(digest: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(MAGIC);
+    for part in [
+        digest.to_string(),
+        regorus_version(),
+        Program::SERIALIZATION_VERSION.to_string(),
+    ] {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hex(&hasher.finalize())
+}
+
+/// The file that holds (or would hold) the program for `key`.
+pub fn cache_file(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("{key}.rvm"))
+}
+
+/// Read and verify the program for `key`; any doubt is a miss, never an error. Returns the
+/// program and the `data.honey` entry names it was compiled for (always starting with `allow`).
+pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheMiss> {
+    let path = cache_file(dir, key);
+    let bytes = match std::fs::metadata(&path) {
+        Err(_) => return Err(CacheMiss::Absent),
+        Ok(meta) if meta.len() > MAX_FILE_BYTES => return Err(invalid("file too large")),
+        Ok(_) => std::fs::read(&path).map_err(|e| invalid(&e.to_string()))?,
+    };
+    let payload = verify_header(&bytes, key)?;
+    let program = match Program::deserialize_binary(payload) {
+        Ok(DeserializationResult::Complete(program)) => program,
+        Ok(DeserializationResult::Partial(_)) => return Err(invalid("partial program")),
+        Err(e) => return Err(invalid(&e)),
+    };
+    if program.metadata.compiler_version != regorus_version() {
+        return Err(invalid("compiled by another regorus version"));
+    }
+    let mut names = Vec::new();
+    for path in program.entry_points.keys() {
+        match ENTRY_POINTS.iter().find(|name| entry_path(name) == *path) {
+            Some(name) => names.push((*name).to_string()),
+            None => return Err(invalid("unexpected entry point")),
+        }
+    }
+    if names.first().map(String::as_str) != Some("allow") {
+        return Err(invalid("no allow entry point"));
+    }
+    Ok((Arc::new(program), names))
+}
+
+/// Serialize `program` and store it for `key`: temp file in `dir`, fsync, rename.
+pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBuf> {
+    let payload = program
+        .serialize_binary()
+        .map_err(std::io::Error::other)?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(key.as_bytes());
+    bytes.extend_from_slice(&Sha256::digest(&payload));
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!(".{key}.{}.{unique}.tmp", std::process::id()));
+    let target = cache_file(dir, key);
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, &target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map(|()| target)
+}
+
+/// The canonical entry-point path for a `data.honey` rule name.
+pub(crate) fn entry_path(name: &str) -> String {
+    format!("data.honey.{name}")
+}
+
+fn verify_header<'a>(bytes: &'a [u8], key: &str) -> Result<&'a [u8], CacheMiss> {
+    let header = bytes
+        .get(..HEADER_LEN)
+        .ok_or_else(|| invalid("truncated header"))?;
+    let (magic, rest) = header.split_at(MAGIC.len());
+    let (stored_key, rest) = rest.split_at(64);
+    let (stored_sum, stored_len) = rest.split_at(32);
+    if magic != MAGIC {
+        return Err(invalid("not a guarded-sh cache file"));
+    }
+    if stored_key != key.as_bytes() {
+        return Err(invalid("stored for another key"));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(stored_len);
+    let payload = bytes.get(HEADER_LEN..).unwrap_or_default();
+    if u64::from_le_bytes(len) != payload.len() as u64 {
+        return Err(invalid("truncated payload"));
+    }
+    if Sha256::digest(payload).as_slice() != stored_sum {
+        return Err(invalid("checksum mismatch"));
+    }
+    Ok(payload)
+}
+
+fn invalid(why: &str) -> CacheMiss {
+    CacheMiss::Invalid(why.to_string())
+}
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_depends_on_digest() {
+        assert_eq!(cache_key("a"), cache_key("a"));
+        assert_ne!(cache_key("a"), cache_key("b"));
+        assert_eq!(cache_key("a").len(), 64);
+    }
+
+    #[test]
+    fn header_rejections_table() {
+        let key = "k".repeat(64);
+        let good = {
+            let payload = b"payload".to_vec();
+            let mut b = MAGIC.to_vec();
+            b.extend_from_slice(key.as_bytes());
+            b.extend_from_slice(&Sha256::digest(&payload));
+            b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            b.extend_from_slice(&payload);
+            b
+        };
+        assert_eq!(verify_header(&good, &key), Ok(&b"payload"[..]));
+        let mut flipped = good.clone();
+        if let Some(last) = flipped.last_mut() {
+            *last ^= 1;
+        }
+        let cases: [(Vec<u8>, &str); 5] = [
+            (Vec::new(), "truncated header"),
+            (good[..good.len() - 1].to_vec(), "truncated payload"),
+            (flipped, "checksum mismatch"),
+            ([b"XXXXXXXX", &good[8..]].concat(), "not a guarded-sh cache file"),
+            (
+                [&good[..8], "j".repeat(64).as_bytes(), &good[72..]].concat(),
+                "stored for another key",
+            ),
+        ];
+        for (bytes, why) in cases {
+            assert_eq!(verify_header(&bytes, &key), Err(invalid(why)), "{why}");
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Why a policy directory could not give a decision. Every variant denies (fail closed) and has
+//! a stable reason id (`policy.*`) for audit records and tests; messages name the file and line
+//! where regorus reports one.
+
+use std::path::PathBuf;
+
+/// A policy directory that cannot produce a trustworthy decision.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("policy directory {} does not exist", dir.display())]
+    DirMissing { dir: PathBuf },
+
+    #[error("policy directory {} is unreadable: {source}", dir.display())]
+    DirUnreadable {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error("policy file {} is unreadable: {source}", file.display())]
+    FileUnreadable {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+
+    #[error("policy directory {} holds no *.rego module", dir.display())]
+    DirEmpty { dir: PathBuf },
+
+    #[error("policy does not parse: {location}: {message}")]
+    Parse { location: String, message: String },
+
+    #[error("policy module {} declares package {package}; enforcement modules must be `package honey`", file.display())]
+    Package { file: PathBuf, package: String },
+
+    #[error("policy data {} is invalid: {message}", file.display())]
+    DataInvalid { file: PathBuf, message: String },
+
+    #[error("policy does not compile: {location}: {message}")]
+    Compile { location: String, message: String },
+
+    #[error("policy recursion: {location}: {message}")]
+    Recursion { location: String, message: String },
+
+    #[error("policy result data.honey.allow is undefined: {message}")]
+    Undefined { message: String },
+
+    #[error("policy result data.honey.{entry} is ill-typed: {message}")]
+    IllTyped { entry: &'static str, message: String },
+
+    #[error("policy rules conflict: {location}: {message}")]
+    Conflict { location: String, message: String },
+
+    #[error("policy evaluation failed: {location}: {message}")]
+    Eval { location: String, message: String },
+
+    #[error("policy exceeded its instruction budget of {limit}")]
+    Budget { limit: usize },
+
+    #[error("policy evaluation timed out after {limit_ms} ms")]
+    Timeout { limit_ms: u128 },
+}
+
+impl PolicyError {
+    /// The stable identifier of this failure, e.g. `policy.dir_missing`.
+    pub fn reason_id(&self) -> &'static str {
+        match self {
+            Self::DirMissing { .. } => "policy.dir_missing",
+            Self::DirUnreadable { .. } => "policy.dir_unreadable",
+            Self::FileUnreadable { .. } => "policy.file_unreadable",
+            Self::DirEmpty { .. } => "policy.dir_empty",
+            Self::Parse { .. } => "policy.parse",
+            Self::Package { .. } => "policy.package",
+            Self::DataInvalid { .. } => "policy.data_invalid",
+            Self::Compile { .. } => "policy.compile",
+            Self::Recursion { .. } => "policy.recursion",
+            Self::Undefined { .. } => "policy.undefined",
+            Self::IllTyped { .. } => "policy.ill_typed",
+            Self::Conflict { .. } => "policy.conflict",
+            Self::Eval { .. } => "policy.eval_error",
+            Self::Budget { .. } => "policy.budget",
+            Self::Timeout { .. } => "policy.timeout",
+        }
+    }
+
+    /// Every reason id, in declaration order (for docs and exhaustive tests).
+    pub const REASON_IDS: [&'static str; 15] = [
+        "policy.dir_missing",
+        "policy.dir_unreadable",
+        "policy.file_unreadable",
+        "policy.dir_empty",
+        "policy.parse",
+        "policy.package",
+        "policy.data_invalid",
+        "policy.compile",
+        "policy.recursion",
+        "policy.undefined",
+        "policy.ill_typed",
+        "policy.conflict",
+        "policy.eval_error",
+        "policy.budget",
+        "policy.timeout",
+    ];
+}
+
+/// Split a regorus diagnostic ("\n--> file:line:col\n  |\n...\nerror: message") into
+/// `(location, message)`. Messages without a `-->` marker keep `location` empty.
+pub(crate) fn split_diagnostic(text: &str) -> (String, String) {
+    let location = text
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("--> "))
+        .map(|loc| loc.trim().to_string())
+        .unwrap_or_default();
+    let message = text
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("error: "))
+        .map(|msg| msg.trim().to_string())
+        .unwrap_or_else(|| text.trim().lines().last().unwrap_or("").trim().to_string());
+    (location, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_regorus_diagnostics() {
+        let cases = [
+            (
+                "\n--> b.rego:5:1\n  |\n5 | }\n  | ^\nerror: expecting expression",
+                "b.rego:5:1",
+                "expecting expression",
+            ),
+            ("plain failure", "", "plain failure"),
+            (
+                "\n--> e.rego:3:1\n  |\n3 | x\n  | ^\nerror: rule conflicts with rule at d.rego:3:1",
+                "e.rego:3:1",
+                "rule conflicts with rule at d.rego:3:1",
+            ),
+        ];
+        for (text, location, message) in cases {
+            assert_eq!(
+                split_diagnostic(text),
+                (location.to_string(), message.to_string())
+            );
+        }
+    }
+
+    #[test]
+    fn reason_ids_are_unique_and_namespaced() {
+        let mut ids = PolicyError::REASON_IDS.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), PolicyError::REASON_IDS.len());
+        assert!(ids.iter().all(|id| id.starts_with("policy.")));
+    }
+}

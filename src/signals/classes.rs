@@ -1,0 +1,1 @@
+//! (command classes being written)

@@ -1,0 +1,228 @@
+//! Download or decode, then execute, by any route: a downloader or decoder feeding a shell or
+//! interpreter through a pipe (also via `tee`, `sudo`, absolute paths), a process substitution
+//! (`bash <(curl …)`), an executed command substitution (`eval "$(curl …)"`), or a file that
+//! is downloaded and then run (`curl -o f … && sh f`).
+
+use super::{Family, Severity, Signal, Spec};
+use crate::parse::unwrap::{piped_text, SHELLS};
+use crate::parse::{Analysis, Command, Stdin, Substitution, Word};
+
+macro_rules! spec {
+    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
+        pub static $name: Spec = Spec {
+            id: $id,
+            severity: Severity::$sev,
+            reason: $reason,
+            family: Family::Download,
+            explain: $explain,
+        };
+    };
+}
+
+spec!(CURL_PIPE_SHELL, "CURL_PIPE_SHELL", Critical, "remote download piped into a shell",
+    "A downloader (`curl`, `wget`, `fetch`, `aria2c`, `httpie` …) feeds a shell or interpreter that runs what it reads: through a pipe at any distance (`curl … | tee f | sh`), behind wrappers (`| sudo bash`, `| /bin/sh`), into any shell or interpreter (`| python3`, `| busybox sh`), or through process substitution (`bash <(curl …)`, `sh < <(curl …)`, `source <(curl …)`).");
+spec!(REMOTE_DOWNLOAD_EXECUTE, "REMOTE_DOWNLOAD_EXECUTE", Critical, "remote download inside a command substitution",
+    "A command substitution containing a downloader whose output is executed: as the command word, by `eval`, as a shell's `-c` string or an interpreter's code. `VERSION=$(curl …)` and `echo \"$(curl …)\"` only read data and are not flagged.");
+spec!(DECODE_EXECUTE, "DECODE_EXECUTE", Critical, "decoded payload executed by a shell",
+    "A decoder (`base64 -d`, `base32 -d`, `xxd -r`, `openssl enc -d`, `uudecode`) feeds a shell or interpreter, or its output is executed from a command substitution: the classic way to hide a payload from review.");
+spec!(DOWNLOAD_THEN_EXECUTE, "DOWNLOAD_THEN_EXECUTE", Critical, "downloaded file executed",
+    "A file written by a downloader (`curl -o f`, `wget -O f`, `wget URL`, `> f`) is then run in the same text (`sh f`, `./f`, `source f`, `python3 f`).");
+spec!(PIPE_TO_SHELL, "PIPE_TO_SHELL", Medium, "shell reads commands from a pipe",
+    "A shell or interpreter reads its program from a pipe whose content cannot be seen in the text (`cat script | sh`, `make-cmds | bash`).");
+
+pub static SPECS: &[&Spec] = &[
+    &CURL_PIPE_SHELL,
+    &REMOTE_DOWNLOAD_EXECUTE,
+    &DECODE_EXECUTE,
+    &DOWNLOAD_THEN_EXECUTE,
+    &PIPE_TO_SHELL,
+];
+
+/// Interpreters that run a program read from stdin or given with `-c`/`-e`.
+pub const INTERPRETERS: &[&str] = &[
+    "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit",
+    "tclsh", "wish", "Rscript", "pwsh", "powershell", "osascript", "deno", "bun", "jshell",
+    "irb", "groovy", "guile", "sbcl", "julia",
+];
+
+pub fn is_interpreter(base: &str) -> bool {
+    INTERPRETERS.contains(&base)
+        || base.strip_prefix("python").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+fn is_downloader(cmd: &Command) -> bool {
+    cmd.is(&["curl", "wget", "fetch", "aria2c", "http", "https", "lwp-request", "lwp-download", "GET", "wget2", "curlie", "xh", "tftp", "ftp"])
+}
+
+fn is_decoder(cmd: &Command) -> bool {
+    let decode_flag = cmd.has_flag('d', "--decode") || cmd.has_flag('D', "--decode");
+    match cmd.base() {
+        Some("base64" | "base32" | "basenc" | "b64decode") => decode_flag,
+        Some("xxd") => cmd.short_flags().contains('r'),
+        Some("openssl") => cmd.has_arg("-d") || cmd.has_arg("-base64") && cmd.has_arg("-d"),
+        Some("uudecode") => true,
+        _ => false,
+    }
+}
+
+/// True when `cmd` runs code it reads from stdin.
+fn reads_code_from_stdin(cmd: &Command) -> bool {
+    let Some(base) = cmd.base() else { return false };
+    if SHELLS.contains(&base) || base == "busybox" && cmd.args.first().and_then(Word::value).is_some_and(|a| SHELLS.contains(&a)) {
+        let letters = cmd.short_flags();
+        if letters.contains('c') {
+            return false;
+        }
+        return cmd.operands().is_empty() || letters.contains('s') || operand_is_stdin(cmd);
+    }
+    if is_interpreter(base) {
+        let code_flag = cmd.option_args().any(|a| matches!(a, "-c" | "-e" | "-E" | "-r" | "--eval" | "-m" | "-p" | "--print"));
+        return !code_flag && (cmd.operands().is_empty() || operand_is_stdin(cmd));
+    }
+    matches!(base, "source" | ".") && operand_is_stdin(cmd)
+}
+
+fn operand_is_stdin(cmd: &Command) -> bool {
+    cmd.operands().first().and_then(|w| w.value()).is_some_and(|v| matches!(v, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
+}
+
+/// True when `cmd` runs code from a file operand (a script path or a process substitution).
+fn reads_code_from_operand(cmd: &Command) -> bool {
+    let Some(base) = cmd.base() else { return false };
+    (SHELLS.contains(&base) && !cmd.short_flags().contains('c'))
+        || matches!(base, "source" | ".")
+        || is_interpreter(base) && !cmd.option_args().any(|a| matches!(a, "-c" | "-e" | "--eval"))
+}
+
+pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
+    for (i, cmd) in a.commands.iter().enumerate() {
+        let mut feeders: Vec<usize> = Vec::new();
+        let mut from_pipe = false;
+        if reads_code_from_stdin(cmd) {
+            let upstream = a.upstream(cmd);
+            from_pipe = !upstream.is_empty();
+            feeders.extend(upstream);
+            if let Stdin::Process { id } = cmd.stdin {
+                feeders.extend(a.process_substitutions.get(id).map(|p| p.commands.clone()).unwrap_or_default());
+            }
+        }
+        if reads_code_from_operand(cmd) {
+            if let Some(first) = cmd.operands().first() {
+                for id in &first.processes {
+                    feeders.extend(a.process_substitutions.get(*id).map(|p| p.commands.clone()).unwrap_or_default());
+                }
+            }
+        }
+        let feeding: Vec<&Command> = feeders.iter().filter_map(|&f| a.commands.get(f)).collect();
+        if let Some(d) = feeding.iter().find(|c| is_downloader(c)) {
+            out.push(CURL_PIPE_SHELL.on(i, cmd, vec![d.text()]));
+        } else if let Some(d) = feeding.iter().find(|c| is_decoder(c)) {
+            out.push(DECODE_EXECUTE.on(i, cmd, vec![d.text()]));
+        } else if from_pipe && piped_text(&cmd.stdin, a).is_none() {
+            out.push(PIPE_TO_SHELL.on(i, cmd, Vec::new()));
+        }
+        interpreter_code_substitution(a, i, cmd, out);
+    }
+    executed_substitutions(a, out);
+    download_then_execute(a, out);
+}
+
+/// Commands inside executed command substitutions.
+fn executed_substitutions(a: &Analysis, out: &mut Vec<Signal>) {
+    for (i, cmd) in a.commands.iter().enumerate() {
+        if let Some(Substitution::Command { executed: true, .. }) = cmd.context.substitution {
+            if is_downloader(cmd) {
+                out.push(REMOTE_DOWNLOAD_EXECUTE.on(i, cmd, vec![cmd.text()]));
+            } else if is_decoder(cmd) {
+                out.push(DECODE_EXECUTE.on(i, cmd, vec![cmd.text()]));
+            }
+        }
+    }
+}
+
+/// `python3 -c "$(curl …)"`: an interpreter's inline code comes from a substitution.
+fn interpreter_code_substitution(a: &Analysis, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    if !cmd.base().is_some_and(is_interpreter) {
+        return;
+    }
+    let mut words = cmd.args.iter();
+    while let Some(w) = words.next() {
+        if matches!(w.value(), Some("-c" | "-e" | "-E" | "-r" | "--eval")) {
+            let Some(code) = words.next() else { break };
+            for id in &code.substitutions {
+                let inside = a.command_substitutions.get(*id).cloned().unwrap_or_default();
+                for c in inside.iter().filter_map(|&j| a.commands.get(j)) {
+                    if is_downloader(c) {
+                        out.push(REMOTE_DOWNLOAD_EXECUTE.on(i, cmd, vec![c.text()]));
+                    } else if is_decoder(c) {
+                        out.push(DECODE_EXECUTE.on(i, cmd, vec![c.text()]));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Files a downloader writes, by basename.
+fn downloaded_files(cmd: &Command) -> Vec<String> {
+    let mut files = Vec::new();
+    let values: Vec<&str> = cmd.arg_values().collect();
+    let mut remote_name = false;
+    for (k, v) in values.iter().enumerate() {
+        let next = values.get(k + 1).copied();
+        match *v {
+            "-o" | "--output" | "-O" | "--output-document" if cmd.is(&["wget"]) || *v != "-O" => {
+                if let Some(n) = next {
+                    files.push(n.to_string());
+                }
+            }
+            "-O" | "--remote-name" | "--remote-name-all" => remote_name = true,
+            _ => {
+                if let Some(f) = v.strip_prefix("--output-document=").or_else(|| v.strip_prefix("--output=")) {
+                    files.push(f.to_string());
+                } else if v.starts_with("-o") && v.len() > 2 && !v.starts_with("--") {
+                    files.push(v[2..].to_string());
+                }
+            }
+        }
+    }
+    let urls: Vec<&str> = values.iter().copied().filter(|v| v.contains("://")).collect();
+    if remote_name || (cmd.is(&["wget"]) && files.is_empty()) {
+        for u in urls {
+            let name = u.split(['?', '#']).next().unwrap_or(u).trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            if !name.is_empty() && !name.contains(':') {
+                files.push(name.to_string());
+            }
+        }
+    }
+    for r in &cmd.redirects {
+        if r.writes() {
+            if let Some(v) = r.target.value() {
+                files.push(v.to_string());
+            }
+        }
+    }
+    files.into_iter().map(|f| base_name(&f)).filter(|f| !f.is_empty() && f != "-" && f != "null").collect()
+}
+
+fn base_name(path: &str) -> String {
+    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path).to_string()
+}
+
+fn download_then_execute(a: &Analysis, out: &mut Vec<Signal>) {
+    let mut written: Vec<String> = Vec::new();
+    for (i, cmd) in a.commands.iter().enumerate() {
+        if !written.is_empty() {
+            let runs = |name: &str| written.iter().any(|w| w == &base_name(name));
+            let by_name = cmd.name.value().is_some_and(|n| n.contains('/') && runs(n));
+            let by_operand = cmd.base().is_some_and(|b| SHELLS.contains(&b) || is_interpreter(b) || matches!(b, "source" | "."))
+                && cmd.operands().first().and_then(|w| w.value()).is_some_and(runs);
+            if by_name || by_operand {
+                out.push(DOWNLOAD_THEN_EXECUTE.on(i, cmd, vec![cmd.text()]));
+            }
+        }
+        if is_downloader(cmd) {
+            written.extend(downloaded_files(cmd));
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Signals: deterministic risk rules over the analysis IR, one file per rule family. Each family
+//! declares its catalogue entries (`SPECS`) and a `detect` function; this module runs them all
+//! and orders the result by where in the text each signal was found.
+
+pub mod classes;
+pub mod paths;
+mod severity;
+mod spec;
+
+mod clobber;
+mod destructive;
+mod download;
+mod escape;
+mod limits;
+mod permissions;
+mod persistence;
+mod platform;
+mod reverse_shell;
+mod secrets;
+mod structure;
+mod tamper;
+
+pub use severity::Severity;
+pub use spec::{Family, Spec};
+
+use crate::parse::Analysis;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+/// One finding: a catalogue entry, the command it was found on and its evidence.
+#[derive(Clone, Debug)]
+pub struct Signal {
+    pub spec: &'static Spec,
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    /// Index of the command it was found on (orders signals in text order).
+    pub at: usize,
+}
+
+impl Signal {
+    pub fn id(&self) -> &'static str {
+        self.spec.id
+    }
+    pub fn severity(&self) -> Severity {
+        self.spec.severity
+    }
+    pub fn reason(&self) -> &'static str {
+        self.spec.reason
+    }
+}
+
+impl Serialize for Signal {
+    /// The reference engine's shape: `{id, severity, command?, args?, reason}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Signal", 5)?;
+        st.serialize_field("id", self.id())?;
+        st.serialize_field("severity", &self.severity())?;
+        if let Some(c) = &self.command {
+            st.serialize_field("command", c)?;
+        }
+        if !self.args.is_empty() {
+            st.serialize_field("args", &self.args)?;
+        }
+        st.serialize_field("reason", self.reason())?;
+        st.end()
+    }
+}
+
+/// The families in the order their signals are listed for one command.
+type Detect = fn(&Analysis, &mut Vec<Signal>);
+const FAMILIES: &[(&[&Spec], Detect)] = &[
+    (limits::SPECS, limits::detect),
+    (structure::SPECS, structure::detect),
+    (destructive::SPECS, destructive::detect),
+    (platform::SPECS, platform::detect),
+    (download::SPECS, download::detect),
+    (reverse_shell::SPECS, reverse_shell::detect),
+    (secrets::SPECS, secrets::detect),
+    (clobber::SPECS, clobber::detect),
+    (permissions::SPECS, permissions::detect),
+    (persistence::SPECS, persistence::detect),
+    (tamper::SPECS, tamper::detect),
+    (escape::SPECS, escape::detect),
+];
+
+/// Every signal the analysis raises, in text order.
+pub fn detect(analysis: &Analysis) -> Vec<Signal> {
+    let mut out = Vec::new();
+    for (_, family) in FAMILIES {
+        family(analysis, &mut out);
+    }
+    out.sort_by_key(|s| s.at);
+    out
+}
+
+/// The whole catalogue, family by family.
+pub fn catalogue() -> impl Iterator<Item = &'static Spec> {
+    FAMILIES.iter().flat_map(|(specs, _)| specs.iter().copied())
+}
+
+/// The catalogue entries with this ID (one ID can have several reasons or severities).
+pub fn lookup(id: &str) -> Vec<&'static Spec> {
+    catalogue().filter(|s| s.id == id).collect()
+}
+
+/// The highest severity, or `None` without signals.
+pub fn max_severity(signals: &[Signal]) -> Option<Severity> {
+    signals.iter().map(Signal::severity).max()
+}
+
+/// The first critical signal, which the built-in floor denies on.
+pub fn first_critical(signals: &[Signal]) -> Option<&Signal> {
+    signals.iter().find(|s| s.severity() == Severity::Critical)
+}

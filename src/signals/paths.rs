@@ -1,0 +1,139 @@
+//! Path reasoning shared by the rule families: lexical normalisation (`//`, `/./`, `..`,
+//! trailing `/`), the system-path set, block devices and home directories.
+
+use crate::parse::Word;
+
+/// Lexically normalises an absolute path: collapses `//` and `/./`, applies `..`, drops a
+/// trailing `/`. Relative paths are returned with the same treatment and no leading `/`.
+pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// Top-level directories whose loss breaks or empties the system.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media",
+    "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/usr", "/var",
+];
+
+/// Second-level directories that are as vital as their parents.
+const SYSTEM_SUBDIRS: &[&str] = &[
+    "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec",
+    "/usr/local", "/usr/share", "/usr/include", "/usr/src", "/var/lib", "/var/log",
+    "/var/spool", "/var/backups", "/var/mail", "/var/www", "/var/opt", "/etc/ssh",
+    "/etc/systemd", "/etc/pam.d", "/etc/sudoers.d", "/boot/efi",
+];
+
+/// True when `path` (a static word value) names the root, a system directory, everything
+/// inside one (`/etc/*`, `/usr/.*`), or a home directory (`~`, `~/`, `~user`).
+pub fn is_system_path(path: &str) -> bool {
+    if is_home(path) {
+        return true;
+    }
+    if !path.starts_with('/') {
+        return false;
+    }
+    let norm = normalize(path);
+    if norm == "/" {
+        return true;
+    }
+    // A glob that sweeps a whole directory counts as that directory.
+    let swept = sweep_parent(&norm).unwrap_or(&norm);
+    swept == "/" || SYSTEM_DIRS.contains(&swept) || SYSTEM_SUBDIRS.contains(&swept)
+}
+
+/// For `/dir/*`, `/dir/.*`, `/dir/*.*` and `/dir/{…}`-free globs that match every entry, the
+/// directory; `/*` gives `/`.
+fn sweep_parent(norm: &str) -> Option<&str> {
+    let (parent, last) = norm.rsplit_once('/')?;
+    if matches!(last, "*" | ".*" | "*.*" | "**" | ".[!.]*" | "?*" | "[!.]*") {
+        Some(if parent.is_empty() { "/" } else { parent })
+    } else {
+        None
+    }
+}
+
+/// `~`, `~/`, `~/*`, `~user`: a home directory as a whole.
+pub fn is_home(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix('~') else {
+        return false;
+    };
+    let rest = rest.trim_end_matches('/');
+    match rest.split_once('/') {
+        None => !rest.contains(['*', '?']) || rest.is_empty(),
+        Some((_, tail)) => matches!(tail, "*" | ".*" | ""),
+    }
+}
+
+/// A word that names a system path: its static value, or a dynamic word whose static prefix
+/// already is one of them followed by a run-time part (`/etc/$x` is not; `/$x` is the root).
+pub fn word_is_system_path(word: &Word) -> bool {
+    match word.value() {
+        Some(v) => is_system_path(v),
+        None => false,
+    }
+}
+
+/// Block devices whose overwrite destroys a disk or partition.
+const BLOCK_PREFIXES: &[&str] = &[
+    "/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/md",
+    "/dev/dm-", "/dev/mapper/", "/dev/disk/", "/dev/loop", "/dev/sr", "/dev/nbd", "/dev/zd",
+    "/dev/rbd", "/dev/mtdblock", "/dev/bcache",
+];
+
+/// True for a path that names a block device (after normalisation, so `/dev/./sda` counts).
+pub fn is_block_device(path: &str) -> bool {
+    let norm = normalize(path);
+    BLOCK_PREFIXES.iter().any(|p| norm.starts_with(p) && norm.len() > p.len())
+        || matches!(norm.as_str(), "/dev/mem" | "/dev/kmem" | "/dev/port")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_path_table() {
+        let yes = [
+            "/", "//", "/./", "/etc", "/etc/", "//etc", "/./etc", "/tmp/../etc", "/*", "/etc/*",
+            "/home/*", "/usr/local", "/lib64", "/opt", "/srv", "/proc", "/sys", "/run", "/mnt",
+            "~", "~/", "~/*", "~root", "/var/lib",
+        ];
+        let no = ["/tmp", "/tmp/x", "/var/cache/*", "/etc/nginx", "build", "./build", "/home/u/x", "~/x"];
+        for p in yes {
+            assert!(is_system_path(p), "{p} should be a system path");
+        }
+        for p in no {
+            assert!(!is_system_path(p), "{p} should not be a system path");
+        }
+    }
+
+    #[test]
+    fn block_device_table() {
+        for p in ["/dev/sda", "/dev/./sda", "/dev/nvme0n1", "/dev/xvda1", "/dev/mmcblk0", "/dev/hda"] {
+            assert!(is_block_device(p), "{p}");
+        }
+        for p in ["/dev/null", "/dev/zero", "/dev/tty", "/dev/sd", "/dev/stdout"] {
+            assert!(!is_block_device(p), "{p}");
+        }
+    }
+}
