@@ -5,6 +5,7 @@
 //! policy result to a verdict); the edges are `context`, `config`, `policy` loading, `audit` and
 //! `exec`. `app` sequences them.
 
+pub mod decision;
 pub mod parse;
 pub mod policy;
 pub mod signals;

@@ -1,1 +1,734 @@
-//! (being written)
+//! Loading a policy directory and evaluating `data.honey` for one input, failing closed. Owns
+//! the two regorus back ends (the interpreter, and the RVM program kept in the cache) and the
+//! checks that make the RVM safe to run (interpreter validation, static rule-cycle check).
+
+use super::cache::{self, CacheMiss};
+use super::decision::{PolicyDecision, ENTRY_POINTS};
+use super::error::{split_diagnostic, PolicyError};
+use regorus::languages::rego::compiler::Compiler;
+use regorus::rvm::program::Program;
+use regorus::rvm::vm::{RegoVM, VmError};
+use regorus::utils::limits::ExecutionTimerConfig;
+use regorus::{Engine, Value};
+use sha2::{Digest, Sha256};
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// Where compiled programs are kept between processes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheMode {
+    /// No cache: evaluate with the interpreter (or compile the RVM program in memory).
+    Off,
+    /// Read and write `<key>.rvm` files in this existing directory, which the gated user must
+    /// not be able to write.
+    Dir(PathBuf),
+}
+
+/// Which regorus back end evaluates the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The RVM (through the cache) with [`CacheMode::Dir`], the interpreter with
+    /// [`CacheMode::Off`]; the interpreter whenever the RVM compile fails.
+    Auto,
+    /// Always the interpreter.
+    Interpreter,
+    /// The RVM, cached when a cache directory is given, falling back to the interpreter only
+    /// when the policy does not compile for the RVM (e.g. the `with` keyword).
+    Rvm,
+}
+
+/// Per-evaluation resource limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// RVM instructions per entry point (regorus's own default is 25,000).
+    pub max_instructions: usize,
+    /// Wall-clock limit per entry point, both back ends.
+    pub timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_instructions: 1_000_000,
+            timeout: Duration::from_millis(500),
+        }
+    }
+}
+
+/// Everything [`load_with`] can be told.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    pub cache: CacheMode,
+    pub backend: Backend,
+    pub limits: Limits,
+}
+
+/// The back end a loaded [`Policy`] runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    Interpreter,
+    Rvm,
+}
+
+/// What happened with the cache during [`load`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheStatus {
+    /// No cache involved.
+    Off,
+    /// A verified program was read from the cache; no Rego was parsed.
+    Hit,
+    /// The program was compiled (`previous` says why the cache did not serve it) and stored
+    /// if `stored` (a read-only cache directory is not an error).
+    Compiled { previous: CacheMiss, stored: bool },
+    /// The RVM could not compile the policy; the interpreter runs it.
+    Fallback(String),
+}
+
+/// A loaded, validated policy directory, ready to evaluate inputs.
+pub struct Policy {
+    digest: String,
+    files: Vec<PathBuf>,
+    sources: Sources,
+    entries: Vec<String>,
+    limits: Limits,
+    runner: Runner,
+    cache_status: CacheStatus,
+    interpreter: OnceLock<Engine>,
+}
+
+enum Runner {
+    Interpreter(Engine),
+    Rvm { program: Arc<Program>, data: Value },
+}
+
+/// The files of a policy directory, read and sorted by file name.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sources {
+    pub(crate) modules: Vec<SourceFile>,
+    pub(crate) tests: Vec<SourceFile>,
+    pub(crate) data: Vec<SourceFile>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct SourceFile {
+    pub(crate) path: PathBuf,
+    pub(crate) name: String,
+    pub(crate) text: String,
+}
+
+/// Load `dir` with the default back end for `cache` and the default [`Limits`].
+pub fn load(dir: &Path, cache: &CacheMode) -> Result<Policy, PolicyError> {
+    load_with(
+        dir,
+        &LoadOptions {
+            cache: cache.clone(),
+            backend: Backend::Auto,
+            limits: Limits::default(),
+        },
+    )
+}
+
+/// Load `dir`: every non-hidden `*.rego` (except `*_test.rego`) and `*.json` file, not
+/// recursively. Any doubt is an error; no error means the policy is ready to evaluate.
+pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyError> {
+    let sources = read_sources(dir)?;
+    if sources.modules.is_empty() {
+        return Err(PolicyError::DirEmpty {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let digest = digest(&sources);
+    let files = sources
+        .modules
+        .iter()
+        .chain(&sources.data)
+        .map(|f| f.path.clone())
+        .collect();
+    let rvm_cache = match (&options.backend, &options.cache) {
+        (Backend::Interpreter, _) | (Backend::Auto, CacheMode::Off) => None,
+        (_, CacheMode::Dir(cache_dir)) => Some(Some(cache_dir.as_path())),
+        (Backend::Rvm, CacheMode::Off) => Some(None),
+    };
+    let mut policy = Policy {
+        digest,
+        files,
+        sources,
+        entries: Vec::new(),
+        limits: options.limits,
+        runner: Runner::Rvm {
+            program: Arc::new(Program::new()),
+            data: Value::new_object(),
+        },
+        cache_status: CacheStatus::Off,
+        interpreter: OnceLock::new(),
+    };
+    let key = cache::cache_key(&policy.digest);
+    let mut previous = CacheMiss::Absent;
+    if let Some(Some(cache_dir)) = rvm_cache {
+        match cache::read(cache_dir, &key) {
+            Ok((program, entries)) => {
+                let data = merged_data(&policy.sources)?;
+                policy.entries = entries;
+                policy.runner = Runner::Rvm { program, data };
+                policy.cache_status = CacheStatus::Hit;
+                return Ok(policy);
+            }
+            Err(miss) => previous = miss,
+        }
+    }
+    let mut engine = build_engine(&policy.sources, false, &policy.limits)?;
+    policy.entries = declared_entries(&engine, &policy.sources);
+    prepare(&mut engine, &policy.entries)?;
+    let Some(cache_dir) = rvm_cache else {
+        policy.runner = Runner::Interpreter(engine);
+        return Ok(policy);
+    };
+    check_rule_cycles(&mut engine)?;
+    validate(&engine)?;
+    let paths: Vec<String> = policy.entries.iter().map(|e| cache::entry_path(e)).collect();
+    let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let program = engine
+        .compile_with_entrypoint(&cache::entry_path("allow").into())
+        .map_err(|e| e.to_string())
+        .and_then(|compiled| {
+            Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())
+        });
+    match program {
+        Ok(program) => {
+            let stored = cache_dir.is_some_and(|d| cache::write(d, &key, &program).is_ok());
+            policy.cache_status = match cache_dir {
+                Some(_) => CacheStatus::Compiled { previous, stored },
+                None => CacheStatus::Off,
+            };
+            policy.runner = Runner::Rvm {
+                program,
+                data: engine.get_data(),
+            };
+        }
+        Err(message) => {
+            let (_, message) = split_diagnostic(&message);
+            policy.cache_status = CacheStatus::Fallback(message);
+            policy.runner = Runner::Interpreter(engine);
+        }
+    }
+    Ok(policy)
+}
+
+impl Policy {
+    /// Evaluate `data.honey` for `input` (schema version 1). Errors are verdicts: deny.
+    pub fn evaluate(&self, input: &serde_json::Value) -> Result<PolicyDecision, PolicyError> {
+        let input = Value::from(input.clone());
+        match &self.runner {
+            Runner::Interpreter(engine) => self.evaluate_interpreter(engine, input),
+            Runner::Rvm { program, data } => {
+                let values = self.evaluate_rvm(program, data, input.clone())?;
+                // The RVM turns conflicting complete rules into undefined. An undefined
+                // `decision` next to `allow == true` could hide a conflict between "deny" and
+                // "require_approval", so the interpreter (which reports conflicts) decides.
+                let decision_declared = self.entries.iter().any(|e| e == "decision");
+                if values[0] == Value::Bool(true) && values[2] == Value::Undefined && decision_declared
+                {
+                    return self.evaluate_interpreter(self.interpreter()?, input);
+                }
+                PolicyDecision::from_values(values)
+            }
+        }
+    }
+
+    /// Hex sha256 over the sorted (file name, contents) of the enforcement files.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// The enforcement files (modules, then data), sorted by name; `*_test.rego` excluded.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The back end that evaluates this policy.
+    pub fn backend(&self) -> BackendKind {
+        match self.runner {
+            Runner::Interpreter(_) => BackendKind::Interpreter,
+            Runner::Rvm { .. } => BackendKind::Rvm,
+        }
+    }
+
+    /// What the cache did while loading.
+    pub fn cache_status(&self) -> &CacheStatus {
+        &self.cache_status
+    }
+
+    /// The `data.honey` entry points the policy declares (always starting with `allow`).
+    pub fn entry_points(&self) -> &[String] {
+        &self.entries
+    }
+
+    fn interpreter(&self) -> Result<&Engine, PolicyError> {
+        if let Some(engine) = self.interpreter.get() {
+            return Ok(engine);
+        }
+        let mut engine = build_engine(&self.sources, false, &self.limits)?;
+        prepare(&mut engine, &self.entries)?;
+        Ok(self.interpreter.get_or_init(|| engine))
+    }
+
+    fn evaluate_interpreter(
+        &self,
+        engine: &Engine,
+        input: Value,
+    ) -> Result<PolicyDecision, PolicyError> {
+        let mut engine = engine.clone();
+        engine.set_input(input);
+        let mut values = [const { Value::Undefined }; 4];
+        for (slot, name) in values.iter_mut().zip(ENTRY_POINTS) {
+            if self.entries.iter().any(|e| e == name) {
+                *slot = engine
+                    .eval_rule(cache::entry_path(name))
+                    .map_err(|e| interpreter_error(&e, &self.limits))?;
+            }
+        }
+        PolicyDecision::from_values(values)
+    }
+
+    fn evaluate_rvm(
+        &self,
+        program: &Arc<Program>,
+        data: &Value,
+        input: Value,
+    ) -> Result<[Value; 4], PolicyError> {
+        let mut vm = RegoVM::new();
+        vm.load_program(program.clone());
+        vm.set_max_instructions(self.limits.max_instructions);
+        vm.set_execution_timer_config(Some(timer(&self.limits)));
+        vm.set_data(data.clone())
+            .map_err(|e| vm_error(e, &self.limits))?;
+        vm.set_input(input);
+        let mut values = [const { Value::Undefined }; 4];
+        for (index, name) in self.entries.iter().enumerate() {
+            let slot = ENTRY_POINTS
+                .iter()
+                .position(|e| e == name)
+                .and_then(|i| values.get_mut(i));
+            if let Some(slot) = slot {
+                *slot = vm
+                    .execute_entry_point_by_index(index)
+                    .map_err(|e| vm_error(e, &self.limits))?;
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// Read the directory listing and every relevant file, sorted by file name.
+pub(crate) fn read_sources(dir: &Path) -> Result<Sources, PolicyError> {
+    let listing = std::fs::read_dir(dir).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => PolicyError::DirMissing {
+            dir: dir.to_path_buf(),
+        },
+        _ => PolicyError::DirUnreadable {
+            dir: dir.to_path_buf(),
+            source,
+        },
+    })?;
+    let mut names = Vec::new();
+    for entry in listing {
+        let entry = entry.map_err(|source| PolicyError::DirUnreadable {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let wanted = name.ends_with(".rego") || name.ends_with(".json");
+        if wanted && !name.starts_with('.') && !entry.path().is_dir() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    let mut sources = Sources::default();
+    for name in names {
+        let path = dir.join(&name);
+        let text = std::fs::read_to_string(&path).map_err(|source| {
+            PolicyError::FileUnreadable {
+                file: path.clone(),
+                source,
+            }
+        })?;
+        let file = SourceFile { path, name, text };
+        if file.name.ends_with("_test.rego") {
+            sources.tests.push(file);
+        } else if file.name.ends_with(".rego") {
+            sources.modules.push(file);
+        } else {
+            sources.data.push(file);
+        }
+    }
+    Ok(sources)
+}
+
+/// Hex sha256 over (name, length, contents) of every module and data file, in name order.
+fn digest(sources: &Sources) -> String {
+    let mut files: Vec<&SourceFile> = sources.modules.iter().chain(&sources.data).collect();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut hasher = Sha256::new();
+    for file in files {
+        hasher.update((file.name.len() as u64).to_le_bytes());
+        hasher.update(file.name.as_bytes());
+        hasher.update((file.text.len() as u64).to_le_bytes());
+        hasher.update(file.text.as_bytes());
+    }
+    cache::hex(&hasher.finalize())
+}
+
+/// An interpreter holding the modules (and, with `with_tests`, the test modules) and data.
+/// Enforcement modules must be `package honey`; test modules may use any package.
+pub(crate) fn build_engine(
+    sources: &Sources,
+    with_tests: bool,
+    limits: &Limits,
+) -> Result<Engine, PolicyError> {
+    let mut engine = Engine::new();
+    engine.set_execution_timer_config(timer(limits));
+    for file in &sources.modules {
+        let package = add_module(&mut engine, file)?;
+        if package != "data.honey" {
+            return Err(PolicyError::Package {
+                file: file.path.clone(),
+                package: package.trim_start_matches("data.").to_string(),
+            });
+        }
+    }
+    if with_tests {
+        for file in &sources.tests {
+            add_module(&mut engine, file)?;
+        }
+    }
+    for file in &sources.data {
+        let invalid = |message: String| PolicyError::DataInvalid {
+            file: file.path.clone(),
+            message,
+        };
+        let value = Value::from_json_str(&file.text).map_err(|e| invalid(e.to_string()))?;
+        if !matches!(value, Value::Object(_)) {
+            return Err(invalid("the top level must be an object".to_string()));
+        }
+        engine.add_data(value).map_err(|e| invalid(e.to_string()))?;
+    }
+    Ok(engine)
+}
+
+fn add_module(engine: &mut Engine, file: &SourceFile) -> Result<String, PolicyError> {
+    let shown = file.path.display().to_string();
+    engine
+        .add_policy(shown.clone(), file.text.clone())
+        .map_err(|e| {
+            let (location, message) = split_diagnostic(&e.to_string());
+            PolicyError::Parse {
+                location: if location.is_empty() { shown } else { location },
+                message,
+            }
+        })
+}
+
+fn merged_data(sources: &Sources) -> Result<Value, PolicyError> {
+    if sources.data.is_empty() {
+        return Ok(Value::new_object());
+    }
+    let data_only = Sources {
+        data: sources.data.clone(),
+        ..Sources::default()
+    };
+    Ok(build_engine(&data_only, false, &Limits::default())?.get_data())
+}
+
+/// The entry points some module declares, in [`ENTRY_POINTS`] order.
+fn declared_entries(engine: &Engine, sources: &Sources) -> Vec<String> {
+    ENTRY_POINTS
+        .iter()
+        .filter(|name| {
+            sources.modules.iter().any(|file| {
+                let path = file.path.display().to_string();
+                engine
+                    .has_declared_rule_rooted_at(&path, name)
+                    .unwrap_or(false)
+            })
+        })
+        .map(|name| (*name).to_string())
+        .collect()
+}
+
+/// Require `allow` and run regorus's analysis (unsafe variables, unknown functions, …).
+fn prepare(engine: &mut Engine, entries: &[String]) -> Result<(), PolicyError> {
+    if entries.first().map(String::as_str) != Some("allow") {
+        return Err(PolicyError::Undefined {
+            message: "no module defines data.honey.allow".to_string(),
+        });
+    }
+    engine
+        .compile_with_entrypoint(&cache::entry_path("allow").into())
+        .map(|_| ())
+        .map_err(|e| {
+            let (location, message) = split_diagnostic(&e.to_string());
+            PolicyError::Compile { location, message }
+        })
+}
+
+/// Evaluate every rule once on an empty input with the interpreter, which reports recursion
+/// and unconditional conflicts that the RVM would turn into a crash or an undefined.
+fn validate(engine: &Engine) -> Result<(), PolicyError> {
+    let mut engine = engine.clone();
+    engine.set_input(Value::new_object());
+    let limits = Limits::default();
+    engine
+        .eval_modules(false)
+        .map(|_| ())
+        .map_err(|e| interpreter_error(&e, &limits))
+}
+
+fn timer(limits: &Limits) -> ExecutionTimerConfig {
+    ExecutionTimerConfig {
+        limit: limits.timeout,
+        check_interval: NonZeroU32::MIN.saturating_add(63),
+    }
+}
+
+/// Classify an interpreter error (regorus's `anyhow::Error`, seen through its `Deref`).
+fn interpreter_error<E>(error: &E, limits: &Limits) -> PolicyError
+where
+    E: std::ops::Deref<Target = dyn std::error::Error + Send + Sync + 'static>,
+{
+    let top: &(dyn std::error::Error + 'static) = &**error;
+    let mut text = String::new();
+    let mut timed_out = false;
+    let mut cause = Some(top);
+    while let Some(current) = cause {
+        timed_out |= matches!(
+            current.downcast_ref::<regorus::LimitError>(),
+            Some(regorus::LimitError::TimeLimitExceeded { .. })
+        );
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&current.to_string());
+        cause = current.source();
+    }
+    if timed_out {
+        return PolicyError::Timeout {
+            limit_ms: limits.timeout.as_millis(),
+        };
+    }
+    let (location, message) = split_diagnostic(&text);
+    if text.contains("recursion detected") {
+        PolicyError::Recursion { location, message }
+    } else if text.contains("conflicts with rule") || text.contains("multiple outputs") {
+        PolicyError::Conflict { location, message }
+    } else {
+        PolicyError::Eval { location, message }
+    }
+}
+
+fn vm_error(error: VmError, limits: &Limits) -> PolicyError {
+    match error {
+        VmError::InstructionLimitExceeded { limit, .. } => PolicyError::Budget { limit },
+        VmError::TimeLimitExceeded { .. } => PolicyError::Timeout {
+            limit_ms: limits.timeout.as_millis(),
+        },
+        VmError::RuleDataConflict { message, .. } => PolicyError::Conflict {
+            location: String::new(),
+            message,
+        },
+        other => PolicyError::Eval {
+            location: String::new(),
+            message: other.to_string(),
+        },
+    }
+}
+
+/// Fail when a rule of `package honey` reaches itself through other rules or functions. The
+/// RVM compiles such a policy and then overflows its stack at evaluation (an uncatchable
+/// abort), and the interpreter only notices on inputs that reach the cycle.
+fn check_rule_cycles(engine: &mut Engine) -> Result<(), PolicyError> {
+    use regorus::unstable::{Rule, RuleHead};
+    use std::collections::{BTreeMap, BTreeSet};
+
+    let mut graph: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
+    for module in engine.get_modules() {
+        for rule in &module.policy {
+            let refr = match &**rule {
+                Rule::Spec { head, .. } => match head {
+                    RuleHead::Compr { refr, .. }
+                    | RuleHead::Set { refr, .. }
+                    | RuleHead::Func { refr, .. } => refr,
+                },
+                Rule::Default { refr, .. } => refr,
+            };
+            let span = rule.span();
+            let name = rule_name(refr.span().text());
+            let offset = refr.span().end.saturating_sub(span.start) as usize;
+            let tail = span.text().get(offset..).unwrap_or_default();
+            let node = graph.entry(name).or_insert_with(|| {
+                let location = format!("{}:{}", span.source.get_path(), span.line);
+                (location, BTreeSet::new())
+            });
+            node.1.extend(references(tail));
+        }
+    }
+    // Iterative depth-first search; `state` 1 = on the current path, 2 = done.
+    let mut state: BTreeMap<&str, u8> = BTreeMap::new();
+    for start in graph.keys() {
+        if state.contains_key(start.as_str()) {
+            continue;
+        }
+        let mut path: Vec<(&str, Vec<&str>)> = Vec::new();
+        let next = |name: &str| -> Vec<&str> {
+            graph.get(name).map_or_else(Vec::new, |(_, refs)| {
+                refs.iter()
+                    .filter_map(|r| graph.get_key_value(r).map(|(k, _)| k.as_str()))
+                    .collect()
+            })
+        };
+        state.insert(start, 1);
+        path.push((start, next(start)));
+        while let Some((node, pending)) = path.last_mut() {
+            let node = *node;
+            match pending.pop() {
+                None => {
+                    state.insert(node, 2);
+                    path.pop();
+                }
+                Some(child) => match state.get(child) {
+                    Some(1) => {
+                        let cycle_from = path.iter().position(|(n, _)| *n == child).unwrap_or(0);
+                        let mut chain: Vec<&str> =
+                            path.iter().skip(cycle_from).map(|(n, _)| *n).collect();
+                        chain.push(child);
+                        let location = graph.get(child).map(|n| n.0.clone()).unwrap_or_default();
+                        return Err(PolicyError::Recursion {
+                            location,
+                            message: format!("rules depend on each other: {}", chain.join(" -> ")),
+                        });
+                    }
+                    Some(_) => {}
+                    None => {
+                        state.insert(child, 1);
+                        path.push((child, next(child)));
+                    }
+                },
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `deny_reasons`, `data.honey.x.y` and `x["k"]` all name the rule `deny_reasons` / `x`.
+fn rule_name(head: &str) -> String {
+    let head = head.trim();
+    let head = head.strip_prefix("data.honey.").unwrap_or(head);
+    head.split(['.', '[', ' ', '('])
+        .next()
+        .unwrap_or(head)
+        .to_string()
+}
+
+/// Identifiers a rule's text refers to: bare names and `data.honey.<name>`, without comments,
+/// strings, field accesses (`input.allow`) and names the rule declares locally (`x :=`,
+/// `some x in`, `every k, v in`). Over-approximates; only cycles among rules matter.
+fn references(text: &str) -> std::collections::BTreeSet<String> {
+    let mut tokens: Vec<(String, bool, bool)> = Vec::new(); // (ident, after dot, before :=)
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    let mut after_dot = false;
+    while let Some(&c) = chars.get(i) {
+        if c == '#' {
+            while chars.get(i).is_some_and(|&c| c != '\n') {
+                i += 1;
+            }
+        } else if c == '"' || c == '`' {
+            i += 1;
+            while let Some(&d) = chars.get(i) {
+                i += if d == '\\' && c == '"' { 2 } else { 1 };
+                if d == c {
+                    break;
+                }
+            }
+            after_dot = false;
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while chars.get(i).is_some_and(|&c| c.is_alphanumeric() || c == '_') {
+                i += 1;
+            }
+            let ident: String = chars.get(start..i).unwrap_or_default().iter().collect();
+            let mut j = i;
+            while chars.get(j).is_some_and(|c| *c == ' ' || *c == '\t') {
+                j += 1;
+            }
+            let assigns = chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&'=');
+            tokens.push((ident, after_dot, assigns));
+            after_dot = false;
+            continue;
+        } else if !c.is_whitespace() {
+            after_dot = c == '.';
+        }
+        i += 1;
+    }
+    let mut locals = std::collections::BTreeSet::new();
+    let mut declaring = false;
+    for (ident, _, assigns) in &tokens {
+        match ident.as_str() {
+            "some" | "every" => declaring = true,
+            "in" => declaring = false,
+            _ if declaring || *assigns => {
+                locals.insert(ident.clone());
+            }
+            _ => {}
+        }
+    }
+    let mut refs = std::collections::BTreeSet::new();
+    for (index, (ident, after_dot, _)) in tokens.iter().enumerate() {
+        if !after_dot && !locals.contains(ident) {
+            refs.insert(ident.clone());
+        }
+        let honey = tokens.get(index + 1).is_some_and(|t| t.0 == "honey" && t.1);
+        if ident == "data" && !after_dot && honey {
+            if let Some((name, true, _)) = tokens.get(index + 2) {
+                refs.insert(name.clone());
+            }
+        }
+    }
+    refs
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_table() {
+        let cases: [(&str, &[&str]); 6] = [
+            (" if { count(deny_reasons) == 0 }", &["count", "deny_reasons", "if"]),
+            (r#" := "a # b" if input.allow"#, &["if", "input"]),
+            (" if { some x in deny; x == y } # z", &["deny", "if", "y"]),
+            (" if { msg := sprintf(\"%v\", [a]) }", &["a", "if", "sprintf"]),
+            (" := data.honey.other", &["data", "other"]),
+            (" if { every k, v in m { v == w } }", &["if", "m", "w"]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<String> = references(text).into_iter().collect();
+            assert_eq!(got, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn rule_names_table() {
+        let cases = [
+            ("deny_reasons", "deny_reasons"),
+            ("data.honey.allow", "allow"),
+            ("x.y", "x"),
+            ("x[\"k\"]", "x"),
+        ];
+        for (head, want) in cases {
+            assert_eq!(rule_name(head), want);
+        }
+    }
+}
