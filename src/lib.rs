@@ -2,10 +2,19 @@
 //! deny the built-in critical patterns, ask local Rego policies, and only then exec the real shell.
 //!
 //! The pure core is `parse` (text to IR), `signals` (IR to signals) and `decision` (signals and
-//! policy result to a verdict); the edges are `context`, `config`, `policy` loading, `audit` and
-//! `exec`. `app` sequences them.
+//! policy result to a verdict); the edges are `context`, `config`, `policy` loading, `audit`,
+//! `trust` and `exec`. `app` sequences them; `invocation` is the argv grammar; `review` the
+//! analyse-only surface.
 
+pub mod app;
+pub mod audit;
+pub mod config;
+pub mod context;
 pub mod decision;
+pub mod exec;
+pub mod invocation;
 pub mod parse;
 pub mod policy;
+pub mod review;
 pub mod signals;
+pub mod trust;

@@ -1,1 +1,29 @@
-fn main() {}
+//! guarded-sh's entry point: capture the context, neutralise `RUST_BACKTRACE` for this process
+//! only, run the sequence with panics caught (a panic denies), then exec or exit.
+
+use guarded_sh::app::{self, Outcome, EXIT_DENIED};
+use guarded_sh::context::Context;
+use guarded_sh::exec;
+
+fn main() {
+    // The real shell gets the environment as captured here; only this process stops capturing
+    // backtraces (regorus' parser does so on ordinary paths when they are enabled).
+    let ctx = Context::capture();
+    std::env::remove_var("RUST_BACKTRACE");
+    std::env::remove_var("RUST_LIB_BACKTRACE");
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("guarded-sh: denied: internal error{at} (nothing was run)");
+    }));
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let outcome = std::panic::catch_unwind(|| app::run(&ctx, &args));
+    match outcome {
+        Ok(Outcome::Exec(spec)) => {
+            let err = exec::exec(&spec);
+            eprintln!("guarded-sh: cannot run {}: {err}", spec.program.display());
+            std::process::exit(EXIT_DENIED);
+        }
+        Ok(Outcome::Exit(code)) => std::process::exit(code),
+        Err(_) => std::process::exit(EXIT_DENIED),
+    }
+}

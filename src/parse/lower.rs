@@ -5,7 +5,9 @@
 
 use super::ir::*;
 use super::unwrap::{self, Inner};
-use super::word::{decode_ansi_c, unescape_double_quoted, unescape_unquoted, CharKind, Chars, Word};
+use super::word::{
+    decode_ansi_c, unescape_double_quoted, unescape_unquoted, CharKind, Chars, Word, DEFAULT_IFS,
+};
 use super::Limits;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -20,14 +22,27 @@ const MAX_BRACE: usize = 1024;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Vars {
     named: HashMap<String, String>,
+    /// Indexed arrays (`a=(x y)`); `$a` is element 0, so it is also in `named`.
+    arrays: HashMap<String, Vec<String>>,
     positional: Option<Vec<String>>,
+    /// `IFS` when assigned a constant; `None` for the default.
+    ifs: Option<String>,
+    /// `IFS` was assigned a run-time value: unquoted expansions split unpredictably.
+    ifs_unknown: bool,
+}
+
+/// What a parameter expands to, when known.
+enum Value {
+    One(String),
+    /// Several fields (`$@`, `${a[@]}`): separate words when quoted, split again when not.
+    Fields(Vec<String>),
 }
 
 impl Vars {
     pub(crate) fn with_positional(args: Vec<String>) -> Self {
         Vars {
-            named: HashMap::new(),
             positional: Some(args),
+            ..Vars::default()
         }
     }
 
@@ -44,7 +59,34 @@ impl Vars {
         }
     }
 
+    /// The value of `name` with an optional array subscript (`@`, `*` or an index).
+    fn lookup(&self, name: &str, subscript: Option<&str>) -> Option<Value> {
+        match (name, subscript) {
+            ("@" | "*", None) => self.positional.clone().map(Value::Fields),
+            (_, None) => self.get(name).map(Value::One),
+            (_, Some("@" | "*")) => self
+                .arrays
+                .get(name)
+                .cloned()
+                .or_else(|| self.named.get(name).map(|v| vec![v.clone()]))
+                .map(Value::Fields),
+            (_, Some(index)) => {
+                let i: usize = index.trim().parse().ok()?;
+                match self.arrays.get(name) {
+                    Some(a) => a.get(i).cloned().map(Value::One),
+                    None if i == 0 => self.named.get(name).cloned().map(Value::One),
+                    None => None,
+                }
+            }
+        }
+    }
+
     fn set(&mut self, name: &str, value: Option<String>) {
+        self.arrays.remove(name);
+        if name == "IFS" {
+            self.ifs_unknown = value.is_none();
+            self.ifs = value.clone();
+        }
         match value {
             Some(v) => {
                 self.named.insert(name.to_string(), v);
@@ -53,6 +95,26 @@ impl Vars {
                 self.named.remove(name);
             }
         }
+    }
+
+    /// `unset NAME`: no longer a known constant (`IFS` returns to its default).
+    fn unset(&mut self, name: &str) {
+        self.set(name, None);
+        if name == "IFS" {
+            self.ifs = None;
+            self.ifs_unknown = false;
+        }
+    }
+
+    fn set_array(&mut self, name: &str, values: Option<Vec<String>>) {
+        self.set(name, values.as_ref().and_then(|v| v.first().cloned()));
+        if let Some(v) = values {
+            self.arrays.insert(name.to_string(), v);
+        }
+    }
+
+    fn ifs(&self) -> &str {
+        self.ifs.as_deref().unwrap_or(DEFAULT_IFS)
     }
 }
 
@@ -86,12 +148,17 @@ struct WordState {
     guarded: bool,
     substitutions: Vec<usize>,
     processes: Vec<usize>,
+    /// The text with unknown parameter expansions left as written (see `Word::template`).
+    template: String,
+    /// A part that a template cannot stand for (a substitution) was seen.
+    no_template: bool,
 }
 
 impl WordState {
     fn literal(&mut self, text: &str, kind: CharKind) {
         self.chars.push_str(text, kind);
         self.shown.push_str(text);
+        self.template.push_str(text);
     }
 
     fn dynamic(&mut self) {
@@ -99,6 +166,12 @@ impl WordState {
             self.prefix = self.chars.0.iter().map(|(c, _)| *c).collect();
         }
         self.dynamic = true;
+    }
+
+    /// A run-time part the template cannot represent.
+    fn opaque(&mut self) {
+        self.dynamic();
+        self.no_template = true;
     }
 }
 
@@ -709,6 +782,7 @@ impl<'l> Lowerer<'l> {
             processes: state.processes.clone(),
             glob: false,
             obfuscated: false,
+            template: (state.dynamic && !state.no_template).then(|| state.template.clone()),
             ..Word::default()
         };
         if state.dynamic {
@@ -719,7 +793,7 @@ impl<'l> Lowerer<'l> {
                 .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
             return vec![Word { glob, ..base }];
         }
-        let expanded = state.chars.expand(MAX_BRACE);
+        let expanded = state.chars.expand_with(self.vars.ifs(), MAX_BRACE);
         if expanded.is_empty() {
             // An unquoted expansion of an empty constant: the word disappears.
             return Vec::new();
@@ -748,7 +822,7 @@ impl<'l> Lowerer<'l> {
     /// Adds one syntactic part of a word to `state`. `quoted` is true inside double quotes.
     fn part(&mut self, src: &str, node: Node, ctx: &Ctx, state: &mut WordState, quoted: bool) {
         if !self.visit(ctx) {
-            state.dynamic();
+            state.opaque();
             return;
         }
         let mut deeper = ctx.clone();
@@ -764,6 +838,7 @@ impl<'l> Lowerer<'l> {
                     let mut chars = Chars::default();
                     unescape_unquoted(t, &mut chars);
                     state.shown.extend(chars.0.iter().map(|(c, _)| *c));
+                    state.template.extend(chars.0.iter().map(|(c, _)| *c));
                     state.chars.0.extend(chars.0);
                 }
             }
@@ -783,11 +858,11 @@ impl<'l> Lowerer<'l> {
                     self.part(src, child, ctx, state, quoted);
                 }
             }
-            "simple_expansion" => self.parameter(t.trim_start_matches('$'), "", state, quoted),
+            "simple_expansion" => self.parameter(t, t.trim_start_matches('$'), "", state, quoted),
             "expansion" => {
                 let body = t.strip_prefix("${").and_then(|s| s.strip_suffix('}')).unwrap_or(t);
                 let (name, op) = split_parameter(body);
-                self.parameter(name, op, state, quoted);
+                self.parameter(t, name, op, state, quoted);
                 // `${X:-$(cmd)}` runs cmd: lower substitutions hidden in the operator's word.
                 self.hidden_substitutions(src, node, ctx, state);
             }
@@ -807,7 +882,14 @@ impl<'l> Lowerer<'l> {
                     *s = (start..end).collect();
                 }
                 state.substitutions.push(id);
-                state.dynamic();
+                match self.static_output(start, end) {
+                    Some(value) if quoted => state.literal(&value, CharKind::Quoted),
+                    Some(value) if !self.vars.ifs_unknown => {
+                        state.chars.push_str(&value, CharKind::Expanded);
+                        state.template.push_str(&value);
+                    }
+                    _ => state.opaque(),
+                }
             }
             "process_substitution" => {
                 let id = self.out.process_substitutions.len();
@@ -827,11 +909,11 @@ impl<'l> Lowerer<'l> {
                     p.commands = (start..end).collect();
                 }
                 state.processes.push(id);
-                state.dynamic();
+                state.opaque();
             }
             "arithmetic_expansion" => {
                 self.hidden_substitutions(src, node, ctx, state);
-                state.dynamic();
+                state.opaque();
             }
             _ => {
                 self.hidden_substitutions(src, node, ctx, state);
@@ -886,24 +968,42 @@ impl<'l> Lowerer<'l> {
         }
     }
 
-    /// `$name` / `${name<op>…}`: a known constant's value, or a run-time value.
-    fn parameter(&mut self, name: &str, op: &str, state: &mut WordState, quoted: bool) {
+    /// `$name` / `${name<op>…}` (written as `raw`): a known constant's value, or a run-time value.
+    fn parameter(&mut self, raw: &str, name: &str, op: &str, state: &mut WordState, quoted: bool) {
         state.shown.push('$');
         state.shown.push_str(name);
         let special = matches!(name, "$" | "?" | "#" | "!" | "-" | "0") || name.starts_with('#');
+        let (subscript, op) = split_subscript(op);
         let guarded = op.starts_with(":?") || op.starts_with('?');
-        let known = if op.is_empty() && !name.starts_with('!') {
-            self.vars.get(name)
+        let known = if op.is_empty() && !name.starts_with('!') && !name.starts_with('#') {
+            self.vars.lookup(name, subscript)
         } else {
             None
         };
+        let kind = if quoted { CharKind::Quoted } else { CharKind::Expanded };
         match known {
-            Some(value) => {
-                let kind = if quoted { CharKind::Quoted } else { CharKind::Expanded };
+            Some(_) if !quoted && self.vars.ifs_unknown => {
+                state.opaque();
+                state.unguarded = true;
+            }
+            Some(Value::One(value)) => {
                 state.chars.push_str(&value, kind);
+                state.template.push_str(&value);
+            }
+            Some(Value::Fields(fields)) => {
+                for (i, field) in fields.iter().enumerate() {
+                    if i > 0 {
+                        let sep = if quoted { CharKind::Break } else { CharKind::Expanded };
+                        state.chars.0.push((' ', sep));
+                        state.template.push(' ');
+                    }
+                    state.chars.push_str(field, kind);
+                    state.template.push_str(field);
+                }
             }
             None => {
                 state.dynamic();
+                state.template.push_str(raw);
                 if guarded {
                     state.guarded = true;
                 } else if !special {
@@ -911,6 +1011,31 @@ impl<'l> Lowerer<'l> {
                 }
             }
         }
+    }
+
+    /// The static output of command substitution `start..end`: one `echo`/`printf` of constants
+    /// (`$(echo rm)`), trailing newlines removed, as the shell does.
+    fn static_output(&self, start: usize, end: usize) -> Option<String> {
+        if end != start + 1 {
+            return None;
+        }
+        let cmd = self.out.commands.get(start)?;
+        if !cmd.redirects.is_empty() || cmd.context.pipeline.is_some() || cmd.context.background {
+            return None;
+        }
+        let text = unwrap::echoed(cmd)?;
+        Some(text.trim_end_matches('\n').to_string())
+    }
+}
+
+/// Splits `[sub]rest` into the subscript and the rest of the operator.
+fn split_subscript(op: &str) -> (Option<&str>, &str) {
+    let Some(rest) = op.strip_prefix('[') else {
+        return (None, op);
+    };
+    match rest.split_once(']') {
+        Some((sub, after)) => (Some(sub), after),
+        None => (None, op),
     }
 }
 

@@ -26,6 +26,10 @@ pub struct Word {
     pub glob: bool,
     /// Quotes or escapes inside what would otherwise be a plain word (`r''m`, `\rm`, `$'\x72m'`).
     pub obfuscated: bool,
+    /// For a dynamic word made only of text and parameter expansions: the text with each unknown
+    /// expansion left as written (`"rm -rf $D"` → `rm -rf $D`). A shell string that is only
+    /// partly known is analysed through it, so its visible commands are still seen.
+    pub template: Option<String>,
 }
 
 impl Word {
@@ -83,8 +87,10 @@ pub enum CharKind {
     Literal,
     /// Quoted or escaped: inert.
     Quoted,
-    /// From an unquoted expansion of a known constant: splits on whitespace, globs match.
+    /// From an unquoted expansion of a known constant: splits on `IFS`, globs match.
     Expanded,
+    /// A boundary between fields that always splits (`"$@"`, `"${a[@]}"`); never part of a value.
+    Break,
 }
 
 /// Characters of a static word with their kinds.
@@ -99,8 +105,13 @@ impl Chars {
     /// Splits into fields (on whitespace from expansions), then brace-expands each field.
     /// Returns at most `max` values.
     pub fn expand(&self, max: usize) -> Vec<(String, bool)> {
+        self.expand_with(DEFAULT_IFS, max)
+    }
+
+    /// As `expand`, splitting expansions on the characters of `ifs`.
+    pub fn expand_with(&self, ifs: &str, max: usize) -> Vec<(String, bool)> {
         let mut out = Vec::new();
-        for field in split_fields(&self.0) {
+        for field in split_fields(&self.0, ifs) {
             for expanded in brace_expand(&field, max) {
                 let glob = expanded
                     .iter()
@@ -115,8 +126,12 @@ impl Chars {
     }
 }
 
-fn split_fields(chars: &[(char, CharKind)]) -> Vec<Vec<(char, CharKind)>> {
-    let splits = |&(c, k): &(char, CharKind)| k == CharKind::Expanded && c.is_whitespace();
+/// The field separators when `IFS` is unset or not assigned in the text.
+pub const DEFAULT_IFS: &str = " \t\n";
+
+fn split_fields(chars: &[(char, CharKind)], ifs: &str) -> Vec<Vec<(char, CharKind)>> {
+    let splits =
+        |&(c, k): &(char, CharKind)| k == CharKind::Break || k == CharKind::Expanded && ifs.contains(c);
     if !chars.iter().any(splits) {
         return vec![chars.to_vec()];
     }

@@ -85,9 +85,7 @@ pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheM
 
 /// Serialize `program` and store it for `key`: temp file in `dir`, fsync, rename.
 pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBuf> {
-    let payload = program
-        .serialize_binary()
-        .map_err(std::io::Error::other)?;
+    let payload = program.serialize_binary().map_err(std::io::Error::other)?;
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(key.as_bytes());
@@ -186,7 +184,10 @@ mod tests {
             (Vec::new(), "truncated header"),
             (good[..good.len() - 1].to_vec(), "truncated payload"),
             (flipped, "checksum mismatch"),
-            ([b"XXXXXXXX", &good[8..]].concat(), "not a guarded-sh cache file"),
+            (
+                [b"XXXXXXXX", &good[8..]].concat(),
+                "not a guarded-sh cache file",
+            ),
             (
                 [&good[..8], "j".repeat(64).as_bytes(), &good[72..]].concat(),
                 "stored for another key",

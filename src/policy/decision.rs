@@ -191,7 +191,10 @@ mod tests {
             ([r#""true""#, "", "", ""], "policy.ill_typed"),
             (["1", "", "", ""], "policy.ill_typed"),
             (["true", "3", "", ""], "policy.ill_typed"),
-            (["true", "", r#""require_biometric""#, ""], "policy.ill_typed"),
+            (
+                ["true", "", r#""require_biometric""#, ""],
+                "policy.ill_typed",
+            ),
             (["true", "", "true", ""], "policy.ill_typed"),
             (["true", "", "", r#""approval""#], "policy.ill_typed"),
             (["true", "", "", "[1]"], "policy.ill_typed"),

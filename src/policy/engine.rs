@@ -181,13 +181,17 @@ pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyErro
     let mut engine = build_engine(&policy.sources, false, &policy.limits)?;
     policy.entries = declared_entries(&engine, &policy.sources);
     prepare(&mut engine, &policy.entries)?;
+    check_rule_cycles(&mut engine)?;
     let Some(cache_dir) = rvm_cache else {
         policy.runner = Runner::Interpreter(engine);
         return Ok(policy);
     };
-    check_rule_cycles(&mut engine)?;
     validate(&engine)?;
-    let paths: Vec<String> = policy.entries.iter().map(|e| cache::entry_path(e)).collect();
+    let paths: Vec<String> = policy
+        .entries
+        .iter()
+        .map(|e| cache::entry_path(e))
+        .collect();
     let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     let program = engine
         .compile_with_entrypoint(&cache::entry_path("allow").into())
@@ -228,7 +232,9 @@ impl Policy {
                 // `decision` next to `allow == true` could hide a conflict between "deny" and
                 // "require_approval", so the interpreter (which reports conflicts) decides.
                 let decision_declared = self.entries.iter().any(|e| e == "decision");
-                if values[0] == Value::Bool(true) && values[2] == Value::Undefined && decision_declared
+                if values[0] == Value::Bool(true)
+                    && values[2] == Value::Undefined
+                    && decision_declared
                 {
                     return self.evaluate_interpreter(self.interpreter()?, input);
                 }
@@ -348,12 +354,11 @@ pub(crate) fn read_sources(dir: &Path) -> Result<Sources, PolicyError> {
     let mut sources = Sources::default();
     for name in names {
         let path = dir.join(&name);
-        let text = std::fs::read_to_string(&path).map_err(|source| {
-            PolicyError::FileUnreadable {
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| PolicyError::FileUnreadable {
                 file: path.clone(),
                 source,
-            }
-        })?;
+            })?;
         let file = SourceFile { path, name, text };
         if file.name.ends_with("_test.rego") {
             sources.tests.push(file);
@@ -520,6 +525,8 @@ where
     let (location, message) = split_diagnostic(&text);
     if text.contains("recursion detected") {
         PolicyError::Recursion { location, message }
+    } else if text.contains("could not find function") || text.contains("unsafe") {
+        PolicyError::Compile { location, message }
     } else if text.contains("conflicts with rule") || text.contains("multiple outputs") {
         PolicyError::Conflict { location, message }
     } else {
@@ -654,7 +661,10 @@ fn references(text: &str) -> std::collections::BTreeSet<String> {
             after_dot = false;
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
-            while chars.get(i).is_some_and(|&c| c.is_alphanumeric() || c == '_') {
+            while chars
+                .get(i)
+                .is_some_and(|&c| c.is_alphanumeric() || c == '_')
+            {
                 i += 1;
             }
             let ident: String = chars.get(start..i).unwrap_or_default().iter().collect();
@@ -706,10 +716,16 @@ mod tests {
     #[test]
     fn references_table() {
         let cases: [(&str, &[&str]); 6] = [
-            (" if { count(deny_reasons) == 0 }", &["count", "deny_reasons", "if"]),
+            (
+                " if { count(deny_reasons) == 0 }",
+                &["count", "deny_reasons", "if"],
+            ),
             (r#" := "a # b" if input.allow"#, &["if", "input"]),
             (" if { some x in deny; x == y } # z", &["deny", "if", "y"]),
-            (" if { msg := sprintf(\"%v\", [a]) }", &["a", "if", "sprintf"]),
+            (
+                " if { msg := sprintf(\"%v\", [a]) }",
+                &["a", "if", "sprintf"],
+            ),
             (" := data.honey.other", &["data", "other"]),
             (" if { every k, v in m { v == w } }", &["if", "m", "w"]),
         ];

@@ -44,7 +44,10 @@ pub enum PolicyError {
     Undefined { message: String },
 
     #[error("policy result data.honey.{entry} is ill-typed: {message}")]
-    IllTyped { entry: &'static str, message: String },
+    IllTyped {
+        entry: &'static str,
+        message: String,
+    },
 
     #[error("policy rules conflict: {location}: {message}")]
     Conflict { location: String, message: String },

@@ -6,4 +6,5 @@ pub mod cache;
 pub mod decision;
 pub mod engine;
 pub mod error;
+pub mod input;
 pub mod tests_runner;

@@ -1,0 +1,14 @@
+# Example: block Python steps on prod. input.command.interpreter is set for steps run through an
+# interpreter, even when guarded-sh does not parse them.
+#
+# Reference: complete `allow := false` / `deny_reason := ...` for interpreter == "python3".
+# Rewritten as a `deny_reasons` contribution; it also matches python, python2 and python3.x.
+package honey
+
+import rego.v1
+
+deny_reasons contains "python steps are not allowed on prod" if {
+	input.action == "command_exec"
+	regex.match(`^python[0-9.]*$`, input.command.interpreter)
+	input.target.env == "prod"
+}

@@ -1,0 +1,440 @@
+//! The sequence, in one place: invocation → configuration → analysis → signals → built-in floor
+//! → policy → audit → exec or deny. No stage calls the next; each returns a value here, and the
+//! security argument reads top to bottom in `gate_and_exec`.
+
+use crate::audit::{self, Record};
+use crate::config::{self, Config};
+use crate::context::Context;
+use crate::decision::{self, Mode, Verdict};
+use crate::exec::{base_name, ShellExec};
+use crate::invocation::{self, Invocation, ShellCall, ShellMode, ShellName};
+use crate::parse::{self, Analysis};
+use crate::policy::decision::PolicyDecision;
+use crate::policy::engine::{self, CacheMode, Policy};
+use crate::policy::input::{self, InputParts, Session, Target};
+use crate::signals::{self, Signal};
+use crate::{review, trust};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Exit status of a denial on the shell surface.
+pub const EXIT_DENIED: i32 = 126;
+/// Exit status of a usage or configuration error (nothing ran).
+pub const EXIT_USAGE: i32 = 2;
+
+/// What `main` does next.
+#[derive(Debug)]
+pub enum Outcome {
+    Exec(ShellExec),
+    Exit(i32),
+}
+
+/// Runs guarded-sh for `args` in `ctx`.
+pub fn run(ctx: &Context, args: &[OsString]) -> Outcome {
+    let started = Instant::now();
+    let invocation = match invocation::parse(args) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("guarded-sh: {e} (nothing was run)");
+            let config = load_config(ctx).unwrap_or_default();
+            let mut r = base_record(ctx, &config, "usage", started);
+            r.verdict = "deny".into();
+            r.reason = e.to_string();
+            r.stage = "usage".into();
+            audit::record(&config.audit, &r);
+            return Outcome::Exit(EXIT_USAGE);
+        }
+    };
+    let config = match load_config(ctx) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("guarded-sh: configuration error: {message} (nothing was run)");
+            let config = Config::default();
+            let mut r = base_record(ctx, &config, "config", started);
+            r.verdict = "error".into();
+            r.reason = message;
+            r.stage = "error".into();
+            audit::record(&config.audit, &r);
+            return Outcome::Exit(EXIT_USAGE);
+        }
+    };
+    match invocation {
+        Invocation::Review(r) => Outcome::Exit(review::run(ctx, &config, &r)),
+        Invocation::Shell(call) => shell(ctx, &config, &call, started),
+        Invocation::Serve | Invocation::HookCheck(_) => {
+            eprintln!("guarded-sh: denied: interactive sessions are not available in this build");
+            Outcome::Exit(EXIT_DENIED)
+        }
+    }
+}
+
+/// The configuration path: `GUARDED_SH_CONFIG` from the trusted initial environment, else the
+/// default. For a gated user the file must pass the trust check.
+fn load_config(ctx: &Context) -> Result<Config, String> {
+    let path = ctx
+        .var("GUARDED_SH_CONFIG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
+    if path.exists() {
+        trust::check(&path, ctx.uid, &trust::groups()).map_err(|e| e.to_string())?;
+    }
+    config::load(&path).map_err(|e| e.to_string())
+}
+
+fn base_record(ctx: &Context, config: &Config, mode: &str, started: Instant) -> Record {
+    Record {
+        time: audit::now_rfc3339(),
+        decision_id: audit::decision_id(),
+        user: ctx.user.clone(),
+        uid: ctx.uid,
+        mode: mode.into(),
+        tty: ctx.stdin_tty,
+        ssh_client: ctx.ssh_client.clone(),
+        host: ctx.host.clone(),
+        target_env: config.target.env.clone(),
+        duration_us: started.elapsed().as_micros() as u64,
+        ..Record::default()
+    }
+}
+
+/// The shell surface.
+fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> Outcome {
+    let (mode, text, exec_args) = match &call.mode {
+        ShellMode::Command { text, operands } => {
+            let mut args = call.options.clone();
+            args.push(text.clone());
+            args.extend(operands.iter().cloned());
+            ("command", text.to_string_lossy().into_owned(), args)
+        }
+        ShellMode::Script { path, operands } => match read_bounded(path, config.limits.max_bytes) {
+            Ok(content) => {
+                // Run exactly the text that was gated: `-c CONTENT PATH ARGS…` keeps `$0`.
+                let mut args = call.options.clone();
+                args.push("-c".into());
+                args.push(content.clone().into());
+                args.push(path.clone().into());
+                args.extend(operands.iter().cloned());
+                ("script", content, args)
+            }
+            Err(message) => return deny_early(ctx, config, "script", &message, started),
+        },
+        ShellMode::Stdin { .. } if call.options.iter().any(|o| o == "--version" || o == "--help") => {
+            ("command", String::new(), call.options.clone())
+        }
+        ShellMode::Stdin { .. } => {
+            let message = if ctx.stdin_tty {
+                "interactive sessions are not available in this build"
+            } else {
+                "commands on stdin are not available in this build"
+            };
+            return deny_early(ctx, config, "stdin", message, started);
+        }
+    };
+    let program = real_shell(config, call.name);
+    let mut args = Vec::new();
+    let is_bash = base_name(&program).to_string_lossy().ends_with("bash");
+    if is_bash && config.shells.no_rc {
+        args.push(OsString::from("--noprofile"));
+        args.push(OsString::from("--norc"));
+    }
+    args.extend(if is_bash { exec_args } else { strip_login(exec_args) });
+    let exec = ShellExec {
+        argv0: match call.name {
+            ShellName::Default => base_name(&program),
+            ShellName::Sh => "sh".into(),
+            ShellName::Bash => "bash".into(),
+            ShellName::Dash => "dash".into(),
+        },
+        program,
+        args,
+        env: ctx.shell_env(),
+    };
+    gate_and_exec(ctx, config, mode, &text, exec, started)
+}
+
+/// The gate: escape → analysis → built-in floor → policy → audit → exec or deny.
+fn gate_and_exec(ctx: &Context, config: &Config, mode: &str, text: &str, exec: ShellExec, started: Instant) -> Outcome {
+    let escape = config.escape.allow && ctx.escape_requested();
+    let gated = evaluate(ctx, config, text, Mode::Command, mode, escape, &Review::enforcing());
+    let mut record = base_record(ctx, config, mode, started);
+    fill_record(&mut record, config, text, &gated);
+    let delivery = audit::record(&config.audit, &record);
+    if !delivery.recorded() {
+        for e in &delivery.errors {
+            eprintln!("guarded-sh: audit: {e}");
+        }
+        if config.audit.required {
+            eprintln!("guarded-sh: denied: the decision could not be audited");
+            return Outcome::Exit(EXIT_DENIED);
+        }
+    }
+    match &gated.verdict {
+        Verdict::Allow { .. } => Outcome::Exec(exec),
+        Verdict::Deny { reason, .. } => {
+            eprintln!("guarded-sh: denied: {reason}");
+            Outcome::Exit(EXIT_DENIED)
+        }
+        Verdict::Hold { reason } => {
+            eprintln!("guarded-sh: denied: approval required: {reason} (request {})", record.decision_id);
+            Outcome::Exit(EXIT_DENIED)
+        }
+    }
+}
+
+fn deny_early(ctx: &Context, config: &Config, mode: &str, message: &str, started: Instant) -> Outcome {
+    let mut r = base_record(ctx, config, mode, started);
+    r.verdict = "deny".into();
+    r.reason = message.into();
+    r.stage = "error".into();
+    audit::record(&config.audit, &r);
+    eprintln!("guarded-sh: denied: {message}");
+    Outcome::Exit(EXIT_DENIED)
+}
+
+fn fill_record(record: &mut Record, config: &Config, text: &str, gated: &Gated) {
+    record.set_command(text, config.audit.max_command_bytes);
+    record.signals = gated.signals.iter().map(|s| s.id().to_string()).collect();
+    record.max_severity = signals::max_severity(&gated.signals).map_or(String::new(), |s| s.to_string());
+    record.verdict = match gated.verdict {
+        Verdict::Allow { escape: true } => "escape".into(),
+        ref v => v.word().into(),
+    };
+    record.reason = gated.verdict.reason().to_string();
+    record.stage = match &gated.verdict {
+        Verdict::Deny { stage, .. } => serde_json::to_value(stage)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        Verdict::Hold { .. } => "policy".into(),
+        Verdict::Allow { escape: true } => "escape".into(),
+        Verdict::Allow { escape: false } => String::new(),
+    };
+    record.policy_digest = gated.policy_digest.clone();
+    record.target_env = gated.target.env.clone();
+}
+
+/// What the review surface overrides; enforcement uses none of it.
+#[derive(Clone, Debug, Default)]
+pub struct Review {
+    pub dry_run: bool,
+    pub policy_dir: Option<PathBuf>,
+    pub target: Option<String>,
+    pub env: Option<String>,
+    pub host_vars: Vec<(String, String)>,
+}
+
+impl Review {
+    pub fn enforcing() -> Self {
+        Review::default()
+    }
+}
+
+/// One command, analysed and decided.
+pub struct Gated {
+    pub analysis: Analysis,
+    pub signals: Vec<Signal>,
+    pub verdict: Verdict,
+    pub policy: Option<PolicyDecision>,
+    pub policy_configured: bool,
+    pub policy_digest: String,
+    pub target: Target,
+    pub input: serde_json::Value,
+}
+
+/// Analyses and decides `text`. Pure but for loading the policy directory.
+pub fn evaluate(
+    ctx: &Context,
+    config: &Config,
+    text: &str,
+    mode: Mode,
+    session_mode: &str,
+    escape: bool,
+    review: &Review,
+) -> Gated {
+    let analysis = parse::analyse(text, &config.limits);
+    let signals = signals::detect(&analysis);
+    let target = target(ctx, config, review);
+    let session = Session {
+        mode: session_mode.into(),
+        interactive: mode == Mode::Interactive,
+        tty: ctx.stdin_tty,
+        login: false,
+        ssh_client: ctx.ssh_client.clone(),
+        ssh_original_command: ctx.ssh_original_command.clone(),
+        user: ctx.user.clone(),
+        uid: ctx.uid,
+        cwd: ctx.cwd.clone(),
+    };
+    let input = input::build(&InputParts {
+        raw: text,
+        interpreter: "",
+        analysis: &analysis,
+        signals: &signals,
+        target: &target,
+        session: &session,
+        dry_run: review.dry_run,
+        approved: false,
+    });
+    let floor = escape || decision::builtin(&signals, mode).is_some();
+    let policy_dir = policy_dir(ctx, config, review);
+    let mut policy_decision = None;
+    let mut policy_digest = String::new();
+    let policy_result = match (&policy_dir, floor) {
+        (None, _) => None,
+        (Some(_), true) => None,
+        (Some(dir), false) => Some(match load_policy(ctx, config, dir, review) {
+            Ok(policy) => {
+                policy_digest = policy.digest().to_string();
+                match policy.evaluate(&input) {
+                    Ok(d) => {
+                        policy_decision = Some(d);
+                        Ok(())
+                    }
+                    Err(e) => Err(format!("policy error [{}]: {e}", e.reason_id())),
+                }
+            }
+            Err(e) => Err(e),
+        }),
+    };
+    let policy_arg = match &policy_result {
+        None => None,
+        Some(Err(reason)) => Some(Err(reason.clone())),
+        Some(Ok(())) => policy_decision.as_ref().map(Ok),
+    };
+    let verdict = decision::decide(escape, &signals, mode, policy_arg);
+    Gated {
+        analysis,
+        signals,
+        verdict,
+        policy: policy_decision,
+        policy_configured: policy_dir.is_some(),
+        policy_digest,
+        target,
+        input,
+    }
+}
+
+/// The policy directory: `--policy-dir` (review only), `HONEY_POLICY_DIR` from the trusted
+/// initial environment, the configuration, then `/etc/guarded-sh/policies` if it exists.
+pub fn policy_dir(ctx: &Context, config: &Config, review: &Review) -> Option<PathBuf> {
+    if let Some(dir) = &review.policy_dir {
+        return Some(dir.clone());
+    }
+    if config.policy.allow_env_dir {
+        if let Some(dir) = ctx.env_policy_dir() {
+            return Some(dir);
+        }
+    }
+    if let Some(dir) = &config.policy.dir {
+        return Some(dir.clone());
+    }
+    let default = Path::new(config::DEFAULT_POLICY_DIR);
+    default.is_dir().then(|| default.to_path_buf())
+}
+
+fn load_policy(ctx: &Context, config: &Config, dir: &Path, review: &Review) -> Result<Policy, String> {
+    if review.policy_dir.is_none() {
+        trust::check(dir, ctx.uid, &trust::groups()).map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
+    }
+    let cache = match &config.policy.cache_dir {
+        Some(d) if d.is_dir() && trust::check(d, ctx.uid, &trust::groups()).is_ok() => CacheMode::Dir(d.clone()),
+        _ => CacheMode::Off,
+    };
+    engine::load(dir, &cache).map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))
+}
+
+fn target(ctx: &Context, config: &Config, review: &Review) -> Target {
+    let mut host_vars = serde_json::Map::new();
+    for (k, v) in &config.target.host_vars {
+        host_vars.insert(k.clone(), v.clone());
+    }
+    if let Some(file) = &config.target.host_vars_file {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&text) {
+                host_vars.extend(map);
+            }
+        }
+    }
+    for (k, v) in &review.host_vars {
+        host_vars.insert(k.clone(), serde_json::Value::String(v.clone()));
+    }
+    Target {
+        name: review
+            .target
+            .clone()
+            .or_else(|| config.target.name.clone())
+            .unwrap_or_else(|| ctx.host.clone()),
+        provider: config
+            .target
+            .provider
+            .clone()
+            .unwrap_or_else(|| if ctx.under_sshd { "ssh" } else { "local" }.into()),
+        env: review.env.clone().unwrap_or_else(|| config.target.env.clone()),
+        host_vars,
+    }
+}
+
+fn real_shell(config: &Config, name: ShellName) -> PathBuf {
+    match name {
+        ShellName::Default => config.shells.default.clone(),
+        ShellName::Sh => config.shells.sh.clone(),
+        ShellName::Bash => config.shells.bash.clone(),
+        ShellName::Dash => config.shells.dash.clone(),
+    }
+}
+
+/// Drops `-l`/`--login` for shells that would read profile files behind the gate.
+fn strip_login(args: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut options = true;
+    for a in args {
+        let s = a.to_string_lossy().into_owned();
+        if options && s.starts_with('-') && !s.starts_with("--") && s.len() > 1 && s.contains('l') {
+            let kept: String = s.chars().filter(|c| *c != 'l').collect();
+            if kept.len() > 1 {
+                out.push(kept.into());
+            }
+            continue;
+        }
+        if options && s == "--login" {
+            continue;
+        }
+        if options && !s.starts_with('-') && !s.starts_with('+') {
+            options = false;
+        }
+        out.push(a);
+    }
+    out
+}
+
+/// Reads a script, bounded: larger files are denied unanalysed.
+fn read_bounded(path: &Path, max: usize) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
+    let mut buf = Vec::new();
+    file.take(max as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
+    if buf.len() > max {
+        return Err(format!("command risk: command text too large to analyse ({} is over {max} bytes)", path.display()));
+    }
+    if buf.contains(&0) {
+        return Err(format!("script {} contains NUL bytes", path.display()));
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_login_table() {
+        let s = |v: &[&str]| strip_login(v.iter().map(OsString::from).collect()).into_iter().map(|o| o.to_string_lossy().into_owned()).collect::<Vec<_>>();
+        assert_eq!(s(&["-lc", "ls -l"]), ["-c", "ls -l"]);
+        assert_eq!(s(&["-l", "-c", "x"]), ["-c", "x"]);
+        assert_eq!(s(&["--login", "-ec", "x"]), ["-ec", "x"]);
+    }
+}

@@ -1,0 +1,271 @@
+//! Configuration: one root-owned TOML file (`/etc/guarded-sh/config.toml`) naming the real
+//! shells, the policy directory, bounds, audit sinks, the target context and the escape policy.
+//! Safe defaults when it is missing; a malformed file is an error that names the line.
+
+use crate::parse::Limits;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_PATH: &str = "/etc/guarded-sh/config.toml";
+pub const DEFAULT_POLICY_DIR: &str = "/etc/guarded-sh/policies";
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub shells: Shells,
+    pub policy: PolicyConfig,
+    pub escape: EscapeConfig,
+    pub limits: Limits,
+    pub audit: AuditConfig,
+    pub target: TargetConfig,
+    pub interactive: InteractiveConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            shells: Shells::default(),
+            policy: PolicyConfig::default(),
+            escape: EscapeConfig::default(),
+            limits: Limits::default(),
+            audit: AuditConfig::default(),
+            target: TargetConfig::default(),
+            interactive: InteractiveConfig::default(),
+        }
+    }
+}
+
+/// Absolute paths of the real shells, by the name guarded-sh was called as.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Shells {
+    pub default: PathBuf,
+    pub sh: PathBuf,
+    pub bash: PathBuf,
+    pub dash: PathBuf,
+    /// Pass `--norc --noprofile` to bash for `-c` and scripts, so no rc file runs behind the gate.
+    pub no_rc: bool,
+}
+
+impl Default for Shells {
+    fn default() -> Self {
+        Shells {
+            default: "/bin/bash".into(),
+            sh: "/bin/dash".into(),
+            bash: "/bin/bash".into(),
+            dash: "/bin/dash".into(),
+            no_rc: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// The policy directory. Unset: `/etc/guarded-sh/policies` if it exists, else none.
+    pub dir: Option<PathBuf>,
+    /// Honour `HONEY_POLICY_DIR` from the trusted initial environment.
+    pub allow_env_dir: bool,
+    /// Where the compiled policy is cached (must not be writable by gated users).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            dir: None,
+            allow_env_dir: true,
+            cache_dir: Some("/var/cache/guarded-sh".into()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct EscapeConfig {
+    /// Honour `HONEY_RISK_DISABLE` from the trusted initial environment (always audited).
+    pub allow: bool,
+}
+
+impl Default for EscapeConfig {
+    fn default() -> Self {
+        EscapeConfig { allow: true }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuditConfig {
+    /// Send each record to the system log (`/dev/log`, facility authpriv).
+    pub syslog: bool,
+    pub syslog_socket: PathBuf,
+    /// Also append each record as one JSON line to this file.
+    pub file: Option<PathBuf>,
+    /// Deny when no sink could record the decision.
+    pub required: bool,
+    /// Longest raw command kept in a record, in bytes.
+    pub max_command_bytes: usize,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig {
+            syslog: true,
+            syslog_socket: "/dev/log".into(),
+            file: None,
+            required: false,
+            max_command_bytes: 4096,
+        }
+    }
+}
+
+/// The policy's `target`: this host as the policy sees it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TargetConfig {
+    /// Defaults to the host name.
+    pub name: Option<String>,
+    pub env: String,
+    /// Defaults to `ssh` under sshd, else `local`.
+    pub provider: Option<String>,
+    pub host_vars: BTreeMap<String, serde_json::Value>,
+    /// A JSON object file merged over `host_vars`.
+    pub host_vars_file: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct InteractiveConfig {
+    /// The root-owned rc file that installs the session hook.
+    pub hook: PathBuf,
+    /// The shell for interactive sessions.
+    pub shell: PathBuf,
+    /// Largest script accepted on stdin, in bytes.
+    pub max_stdin_bytes: usize,
+}
+
+impl Default for InteractiveConfig {
+    fn default() -> Self {
+        InteractiveConfig {
+            hook: "/usr/local/lib/guarded-sh/interactive.bash".into(),
+            shell: "/bin/bash".into(),
+            max_stdin_bytes: 128 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {message}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl ConfigError {
+    pub fn reason_id(&self) -> &'static str {
+        match self {
+            ConfigError::Read { .. } => "config.unreadable",
+            ConfigError::Malformed { .. } => "config.malformed",
+            ConfigError::Invalid { .. } => "config.invalid",
+        }
+    }
+}
+
+/// Loads the configuration; a missing file gives the defaults.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.into(),
+                source,
+            })
+        }
+    };
+    let config = parse(&text, path)?;
+    validate(&config, path)?;
+    Ok(config)
+}
+
+pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map(|s| line_col(text, s.start))
+            .unwrap_or((0, 0));
+        ConfigError::Malformed {
+            path: path.into(),
+            line,
+            column,
+            message: e.message().to_string(),
+        }
+    })
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn validate(config: &Config, path: &Path) -> Result<(), ConfigError> {
+    let shells = [
+        ("shells.default", &config.shells.default),
+        ("shells.sh", &config.shells.sh),
+        ("shells.bash", &config.shells.bash),
+        ("shells.dash", &config.shells.dash),
+        ("interactive.shell", &config.interactive.shell),
+    ];
+    for (key, shell) in shells {
+        if !shell.is_absolute() {
+            return Err(ConfigError::Invalid {
+                path: path.into(),
+                message: format!("{key} must be an absolute path, got {}", shell.display()),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_names_the_line() {
+        let err = parse("[shells]\ndefault = \"/bin/bash\"\nsh = 3\n", Path::new("c.toml")).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("c.toml:3:"), "{text}");
+        let err = parse("[nope]\n", Path::new("c.toml")).unwrap_err();
+        assert!(err.to_string().contains("c.toml:1:"), "{err}");
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = parse("[limits]\nmax_bytes = 10\n[target]\nenv = \"prod\"\n", Path::new("c")).unwrap();
+        assert_eq!(c.limits.max_bytes, 10);
+        assert_eq!(c.limits.max_nesting, Limits::default().max_nesting);
+        assert_eq!(c.target.env, "prod");
+        assert_eq!(c.shells.sh, PathBuf::from("/bin/dash"));
+    }
+
+    #[test]
+    fn relative_shell_is_invalid() {
+        let c = parse("[shells]\ndefault = \"bash\"\n", Path::new("c")).unwrap();
+        assert!(validate(&c, Path::new("c")).is_err());
+    }
+}

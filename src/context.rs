@@ -1,0 +1,125 @@
+//! Context: the only reader of the process environment, uid, terminal and SSH variables. It
+//! captures the initial environment once, before anything can change it, so the real shell gets
+//! exactly what guarded-sh was given (minus the scrubbed names) and the trust decisions
+//! (`HONEY_RISK_DISABLE`, `HONEY_POLICY_DIR`) read the trusted initial values.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Everything guarded-sh knows about where it runs.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// The environment as the process received it.
+    pub env: Vec<(OsString, OsString)>,
+    pub uid: u32,
+    pub user: String,
+    pub home: Option<PathBuf>,
+    pub cwd: String,
+    pub host: String,
+    pub stdin_tty: bool,
+    pub ssh_client: String,
+    pub ssh_original_command: String,
+    pub under_sshd: bool,
+}
+
+impl Context {
+    /// Captures the context of this process.
+    pub fn capture() -> Self {
+        let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        let uid = nix::unistd::getuid();
+        let (user, home) = match nix::unistd::User::from_uid(uid) {
+            Ok(Some(u)) => (u.name, Some(u.dir)),
+            _ => (uid.to_string(), None),
+        };
+        let get = |name: &str| {
+            env.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let ssh_client = get("SSH_CLIENT");
+        let under_sshd = !get("SSH_CONNECTION").is_empty() || !ssh_client.is_empty();
+        let ssh_original_command = get("SSH_ORIGINAL_COMMAND");
+        Context {
+            uid: uid.as_raw(),
+            user,
+            home,
+            cwd: std::env::current_dir()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            host: nix::unistd::gethostname()
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            stdin_tty: std::io::stdin().is_terminal(),
+            ssh_client,
+            ssh_original_command,
+            under_sshd,
+            env,
+        }
+    }
+
+    /// The value of `name` in the initial environment.
+    pub fn var(&self, name: &str) -> Option<&OsString> {
+        self.env.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// `HONEY_RISK_DISABLE`'s truthiness as the reference reads it: set and not empty, `0` or
+    /// `false` (case-insensitive).
+    pub fn escape_requested(&self) -> bool {
+        self.var("HONEY_RISK_DISABLE").is_some_and(|v| truthy(&v.to_string_lossy()))
+    }
+
+    /// `HONEY_POLICY_DIR` from the initial environment, when set and not empty.
+    pub fn env_policy_dir(&self) -> Option<PathBuf> {
+        self.var("HONEY_POLICY_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// The environment handed to the real shell: the initial one without the names that let
+    /// code run behind the gate (`BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`, exported functions).
+    pub fn shell_env(&self) -> Vec<(OsString, OsString)> {
+        self.env
+            .iter()
+            .filter(|(k, _)| !scrubbed(&k.to_string_lossy()))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Variables removed before exec.
+pub fn scrubbed(name: &str) -> bool {
+    matches!(name, "BASH_ENV" | "ENV" | "SHELLOPTS" | "BASHOPTS" | "PS4" | "GLOBIGNORE" | "CDPATH")
+        || name.starts_with("BASH_FUNC_")
+}
+
+pub fn truthy(value: &str) -> bool {
+    let v = value.trim();
+    !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truthiness_matches_the_reference() {
+        for v in ["1", "yes", "true", "TRUE", "x"] {
+            assert!(truthy(v), "{v}");
+        }
+        for v in ["", "0", "false", "False", " "] {
+            assert!(!truthy(v), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn scrub_table() {
+        for n in ["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "BASH_FUNC_ls%%", "BASH_FUNC_x()"] {
+            assert!(scrubbed(n), "{n}");
+        }
+        for n in ["PATH", "HOME", "ENVIRONMENT", "SHELL", "LANG"] {
+            assert!(!scrubbed(n), "{n}");
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! `--check` in the reference engine's line format (and `--json`), `--list-signals`,
+//! `--explain`, `--policy-test`. Exit statuses: 0 would be allowed, 1 would be denied, 3 would be
+//! held for approval, 2 usage error.
+
+use crate::app::{self, Gated, Review as Overrides};
+use crate::config::Config;
+use crate::context::Context;
+use crate::decision::{Mode, Stage, Verdict};
+use crate::invocation::{Review, ReviewAction};
+use crate::policy::input::Detected;
+use crate::policy::tests_runner;
+use crate::signals::{self, catalogue, lookup};
+use serde_json::json;
+use std::fmt::Write as _;
+
+pub const EXIT_ALLOW: i32 = 0;
+pub const EXIT_DENY: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_HELD: i32 = 3;
+
+pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
+    match &review.action {
+        ReviewAction::Check(cmd) => check(ctx, config, review, cmd),
+        ReviewAction::CheckFile(_) => {
+            eprintln!("guarded-sh: --check-file is not available in this build");
+            EXIT_USAGE
+        }
+        ReviewAction::ListSignals => {
+            for s in catalogue() {
+                println!("{}\t{}\t{}\t{}", s.id, s.severity, s.family.as_str(), s.reason);
+            }
+            EXIT_ALLOW
+        }
+        ReviewAction::Explain(id) => explain(id),
+        ReviewAction::PolicyTest(dir) => match tests_runner::run_tests(dir) {
+            Ok(report) => {
+                for line in &report.lines {
+                    println!("{line}");
+                }
+                println!("{} passed, {} failed", report.passed, report.failed);
+                if report.failed == 0 { EXIT_ALLOW } else { EXIT_DENY }
+            }
+            Err(e) => {
+                eprintln!("guarded-sh: policy test [{}]: {e}", e.reason_id());
+                EXIT_DENY
+            }
+        },
+        ReviewAction::Version => {
+            println!("guarded-sh {}", env!("CARGO_PKG_VERSION"));
+            EXIT_ALLOW
+        }
+        ReviewAction::Help => {
+            print!("{HELP}");
+            EXIT_ALLOW
+        }
+    }
+}
+
+const HELP: &str = "\
+guarded-sh: a gate in front of sh/bash.
+
+Shell surface (drop-in for sh/bash):
+  guarded-sh [OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec the real shell
+  guarded-sh [OPTIONS] FILE [ARG...]               gate the script, then exec
+
+Review surface (runs nothing):
+  --check CMD [--json] [--target NAME] [--env ENV] [--host-var K=V]... [--policy-dir DIR]
+  --list-signals            the signal catalogue
+  --explain ID              what a signal means
+  --policy-test DIR         run the test_* rules of a policy directory
+  --gs-version, --gs-help
+
+Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
+configuration error. --check: 0 allowed, 1 denied, 3 held for approval, 2 usage error.
+";
+
+fn explain(id: &str) -> i32 {
+    let specs = lookup(id);
+    if specs.is_empty() {
+        eprintln!("guarded-sh: unknown signal '{id}' (see --list-signals)");
+        return EXIT_USAGE;
+    }
+    for s in specs {
+        println!("{} ({}, {}): {}", s.id, s.severity, s.family.as_str(), s.reason);
+        println!("  {}", s.explain);
+    }
+    EXIT_ALLOW
+}
+
+fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
+    let overrides = Overrides {
+        dry_run: true,
+        policy_dir: review.policy_dir.clone(),
+        target: review.target.clone(),
+        env: review.env.clone(),
+        host_vars: review.host_vars.clone(),
+    };
+    let escape = false;
+    let gated = app::evaluate(ctx, config, cmd, Mode::Command, "review", escape, &overrides);
+    if review.json {
+        println!("{}", json_report(cmd, &gated));
+    } else {
+        print!("{}", text_report(cmd, &gated));
+    }
+    match gated.verdict {
+        Verdict::Allow { .. } => EXIT_ALLOW,
+        Verdict::Deny { .. } => EXIT_DENY,
+        Verdict::Hold { .. } => EXIT_HELD,
+    }
+}
+
+/// The reference engine's `--check` lines.
+pub fn text_report(cmd: &str, gated: &Gated) -> String {
+    let mut out = String::new();
+    let max = signals::max_severity(&gated.signals).map_or("none", |s| s.as_str());
+    let _ = writeln!(out, "Command: {cmd}");
+    let _ = writeln!(out, "Risk: {max}");
+    for s in &gated.signals {
+        let _ = writeln!(out, "  - [{}] {}: {}", s.severity(), s.id(), s.reason());
+    }
+    let d = Detected::of(&gated.analysis);
+    if !d.commands.is_empty() {
+        let _ = writeln!(
+            out,
+            "Detected: commands=[{}] flags=[{}] paths=[{}]",
+            d.commands.join(" "),
+            d.flags.join(" "),
+            d.paths.join(" ")
+        );
+    }
+    let _ = writeln!(out, "{}", decision_line(gated));
+    out
+}
+
+fn decision_line(gated: &Gated) -> String {
+    match &gated.verdict {
+        Verdict::Deny { reason, stage: Stage::BuiltIn | Stage::Session } => {
+            let reason = reason.strip_prefix("command risk: ").unwrap_or(reason);
+            format!("Decision: DENY (built-in critical: {reason})")
+        }
+        _ if !gated.policy_configured => {
+            "Decision: allow (no policy configured; only built-in critical patterns deny)".into()
+        }
+        Verdict::Allow { .. } => format!("Policy[{}]: allow", gated.target.name),
+        Verdict::Deny { reason, .. } => format!("Policy[{}]: deny — {reason}", gated.target.name),
+        Verdict::Hold { reason } => format!("Policy[{}]: require_approval — {reason}", gated.target.name),
+    }
+}
+
+/// The machine form of `--check`.
+pub fn json_report(cmd: &str, gated: &Gated) -> serde_json::Value {
+    let max = signals::max_severity(&gated.signals).map(|s| s.as_str());
+    json!({
+        "command": cmd,
+        "max_severity": max.unwrap_or(""),
+        "critical": max == Some("critical"),
+        "riskSignals": gated.signals,
+        "detected": Detected::of(&gated.analysis),
+        "classes": gated.input["command"]["classes"],
+        "target": gated.target,
+        "decision": {
+            "verdict": gated.verdict.word(),
+            "reason": gated.verdict.reason(),
+            "policy_configured": gated.policy_configured,
+            "policy": gated.policy,
+        },
+    })
+}

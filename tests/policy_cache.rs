@@ -1,0 +1,224 @@
+//! The compiled-policy cache: hits, stale and corrupt files (never trusted, never fatal),
+//! concurrent writers, and the interpreter fallback for policies the RVM cannot compile.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use guarded_sh::policy::cache::{cache_file, cache_key, CacheMiss};
+use guarded_sh::policy::engine::{load, BackendKind, CacheMode, CacheStatus, Policy};
+use serde_json::json;
+use std::path::Path;
+
+const POLICY: &str = r#"package honey
+import rego.v1
+default allow := true
+default decision := "allow"
+allow := false if input.command.max_severity == "high"
+deny_reason := "high" if input.command.max_severity == "high"
+decision := "require_approval" if input.command.max_severity == "medium"
+"#;
+
+fn input(severity: &str) -> serde_json::Value {
+    json!({"action": "command_exec", "schema_version": 1, "command": {"max_severity": severity}})
+}
+
+fn verdicts(policy: &Policy) -> Vec<&'static str> {
+    ["high", "medium", ""]
+        .iter()
+        .map(|s| policy.evaluate(&input(s)).unwrap().verdict_word())
+        .collect()
+}
+
+const EXPECTED: [&str; 3] = ["deny", "require_approval", "allow"];
+
+fn setup() -> (tempfile::TempDir, tempfile::TempDir) {
+    let policies = tempfile::tempdir().unwrap();
+    std::fs::write(policies.path().join("p.rego"), POLICY).unwrap();
+    (policies, tempfile::tempdir().unwrap())
+}
+
+fn cached(policies: &Path, cache: &Path) -> Policy {
+    load(policies, &CacheMode::Dir(cache.to_path_buf())).unwrap()
+}
+
+fn cache_path(policy: &Policy, cache: &Path) -> std::path::PathBuf {
+    cache_file(cache, &cache_key(policy.digest()))
+}
+
+#[test]
+fn second_load_is_a_verified_hit() {
+    let (policies, cache) = setup();
+    let first = cached(policies.path(), cache.path());
+    assert_eq!(
+        first.cache_status(),
+        &CacheStatus::Compiled {
+            previous: CacheMiss::Absent,
+            stored: true
+        }
+    );
+    assert_eq!(first.backend(), BackendKind::Rvm);
+    assert_eq!(verdicts(&first), EXPECTED);
+    let second = cached(policies.path(), cache.path());
+    assert_eq!(second.cache_status(), &CacheStatus::Hit);
+    assert_eq!(second.entry_points(), ["allow", "deny_reason", "decision"]);
+    assert_eq!(verdicts(&second), EXPECTED);
+    assert_eq!(second.digest(), first.digest());
+    let reason = second.evaluate(&input("high")).unwrap().reason();
+    assert_eq!(reason, "high");
+}
+
+#[test]
+fn changed_policy_gets_a_new_key() {
+    let (policies, cache) = setup();
+    let old = cached(policies.path(), cache.path());
+    let old_file = cache_path(&old, cache.path());
+    std::fs::write(
+        policies.path().join("p.rego"),
+        POLICY.replace("\"high\"", "\"low\""),
+    )
+    .unwrap();
+    let new = cached(policies.path(), cache.path());
+    assert_ne!(new.digest(), old.digest());
+    assert!(matches!(
+        new.cache_status(),
+        CacheStatus::Compiled {
+            previous: CacheMiss::Absent,
+            ..
+        }
+    ));
+    assert_eq!(verdicts(&new), ["allow", "require_approval", "allow"]);
+    // A file stored under the new key but written for the old one is rejected.
+    std::fs::copy(&old_file, cache_path(&new, cache.path())).unwrap();
+    let again = cached(policies.path(), cache.path());
+    assert_eq!(
+        again.cache_status(),
+        &CacheStatus::Compiled {
+            previous: CacheMiss::Invalid("stored for another key".into()),
+            stored: true
+        }
+    );
+    assert_eq!(verdicts(&again), ["allow", "require_approval", "allow"]);
+}
+
+#[test]
+fn corrupt_cache_files_are_recompiled() {
+    let (policies, cache) = setup();
+    let policy = cached(policies.path(), cache.path());
+    let file = cache_path(&policy, cache.path());
+    let good = std::fs::read(&file).unwrap();
+    let key = cache_key(policy.digest());
+    let resigned = {
+        // A header that verifies around a payload regorus cannot read.
+        use sha2::Digest;
+        let payload = b"REGO\x06\0\0\0garbage garbage garbage garbage".to_vec();
+        let mut bytes = good[..8].to_vec();
+        bytes.extend_from_slice(key.as_bytes());
+        bytes.extend_from_slice(&sha2::Sha256::digest(&payload));
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes
+    };
+    let mut flipped = good.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x55;
+    let cases: [(&str, Vec<u8>); 5] = [
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() - 7].to_vec()),
+        ("flipped byte", flipped),
+        (
+            "random bytes",
+            (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect(),
+        ),
+        ("resigned garbage", resigned),
+    ];
+    for (name, bytes) in cases {
+        std::fs::write(&file, &bytes).unwrap();
+        let policy = cached(policies.path(), cache.path());
+        assert!(
+            matches!(
+                policy.cache_status(),
+                CacheStatus::Compiled {
+                    previous: CacheMiss::Invalid(_),
+                    stored: true
+                }
+            ),
+            "{name}: {:?}",
+            policy.cache_status()
+        );
+        assert_eq!(verdicts(&policy), EXPECTED, "{name}");
+        assert_eq!(std::fs::read(&file).unwrap(), good, "{name}: not rewritten");
+        assert_eq!(
+            cached(policies.path(), cache.path()).cache_status(),
+            &CacheStatus::Hit
+        );
+    }
+}
+
+#[test]
+fn concurrent_writers_leave_one_valid_file() {
+    let (policies, cache) = setup();
+    let threads: Vec<_> = (0..16)
+        .map(|_| {
+            let p = policies.path().to_path_buf();
+            let c = cache.path().to_path_buf();
+            std::thread::spawn(move || verdicts(&cached(&p, &c)))
+        })
+        .collect();
+    for thread in threads {
+        assert_eq!(thread.join().unwrap(), EXPECTED);
+    }
+    let names: Vec<String> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].ends_with(".rvm"));
+    assert_eq!(
+        cached(policies.path(), cache.path()).cache_status(),
+        &CacheStatus::Hit
+    );
+}
+
+#[test]
+fn missing_cache_directory_still_evaluates() {
+    let (policies, cache) = setup();
+    let absent = cache.path().join("not-created");
+    let policy = cached(policies.path(), &absent);
+    assert_eq!(
+        policy.cache_status(),
+        &CacheStatus::Compiled {
+            previous: CacheMiss::Absent,
+            stored: false
+        }
+    );
+    assert_eq!(verdicts(&policy), EXPECTED);
+    assert!(!absent.exists());
+}
+
+#[test]
+fn with_keyword_falls_back_to_the_interpreter() {
+    let (policies, cache) = setup();
+    std::fs::write(
+        policies.path().join("with.rego"),
+        "package honey\nimport rego.v1\nrequires contains \"w\" if { medium with input.command.max_severity as \"medium\" }\nmedium if input.command.max_severity == \"medium\"\n",
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let policy = cached(policies.path(), cache.path());
+        match policy.cache_status() {
+            CacheStatus::Fallback(message) => assert!(message.contains("with"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(policy.backend(), BackendKind::Interpreter);
+        assert_eq!(verdicts(&policy), EXPECTED);
+    }
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn cache_off_uses_the_interpreter() {
+    let (policies, _cache) = setup();
+    let policy = load(policies.path(), &CacheMode::Off).unwrap();
+    assert_eq!(policy.backend(), BackendKind::Interpreter);
+    assert_eq!(policy.cache_status(), &CacheStatus::Off);
+    assert_eq!(verdicts(&policy), EXPECTED);
+    assert_eq!(policy.files(), [policies.path().join("p.rego")]);
+}
