@@ -13,7 +13,7 @@ use crate::policy::decision::PolicyDecision;
 use crate::policy::engine::{self, CacheMode, Policy};
 use crate::policy::input::{self, InputParts, Session, Target};
 use crate::signals::{self, Signal};
-use crate::{review, trust};
+use crate::{interactive, review, trust};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -62,10 +62,8 @@ pub fn run(ctx: &Context, args: &[OsString]) -> Outcome {
     match invocation {
         Invocation::Review(r) => Outcome::Exit(review::run(ctx, &config, &r)),
         Invocation::Shell(call) => shell(ctx, &config, &call, started),
-        Invocation::Serve | Invocation::HookCheck(_) => {
-            eprintln!("guarded-sh: denied: interactive sessions are not available in this build");
-            Outcome::Exit(EXIT_DENIED)
-        }
+        Invocation::Serve => Outcome::Exit(interactive::serve(ctx, &config)),
+        Invocation::HookCheck(text) => Outcome::Exit(interactive::hook_check(ctx, &config, &text)),
     }
 }
 
@@ -123,14 +121,25 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
         ShellMode::Stdin { .. } if call.options.iter().any(|o| o == "--version" || o == "--help") => {
             ("command", String::new(), call.options.clone())
         }
-        ShellMode::Stdin { .. } => {
-            let message = if ctx.stdin_tty {
-                "interactive sessions are not available in this build"
-            } else {
-                "commands on stdin are not available in this build"
-            };
-            return deny_early(ctx, config, "stdin", message, started);
-        }
+        ShellMode::Stdin { .. } if ctx.stdin_tty => return interactive::session(ctx, config, call),
+        ShellMode::Stdin { operands } => match read_stdin_bounded(config.interactive.max_stdin_bytes) {
+            // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole, then
+            // run as `-c CONTENT` so exactly the gated text runs.
+            Ok(content) => {
+                let mut args: Vec<OsString> = call
+                    .options
+                    .iter()
+                    .filter(|o| o.to_str().is_none_or(|s| s != "-s"))
+                    .cloned()
+                    .collect();
+                args.push("-c".into());
+                args.push(content.clone().into());
+                args.push(base_name(&real_shell(config, call.name)));
+                args.extend(operands.iter().cloned());
+                ("stdin", content, args)
+            }
+            Err(message) => return deny_early(ctx, config, "stdin", &message, started),
+        },
     };
     let program = real_shell(config, call.name);
     let mut args = Vec::new();
@@ -407,6 +416,24 @@ fn strip_login(args: Vec<OsString>) -> Vec<OsString> {
         out.push(a);
     }
     out
+}
+
+/// Reads all of stdin, bounded: a larger script is denied unanalysed.
+fn read_stdin_bounded(max: usize) -> Result<String, String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(max as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read commands from stdin: {e}"))?;
+    if buf.len() > max {
+        return Err(format!("command risk: command text too large to analyse (stdin script is over {max} bytes)"));
+    }
+    if buf.contains(&0) {
+        return Err("commands on stdin contain NUL bytes".into());
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// Reads a script, bounded: larger files are denied unanalysed.

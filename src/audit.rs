@@ -38,6 +38,7 @@ pub struct Record {
 impl Record {
     /// Bounds the command to `max` bytes on a character boundary.
     pub fn set_command(&mut self, command: &str, max: usize) {
+        self.truncated = false;
         if command.len() <= max {
             self.command = command.to_string();
             return;

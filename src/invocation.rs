@@ -301,7 +301,8 @@ mod tests {
             (&["guarded-sh", "-ec", "ls", "n", "a"], "ls", &["n", "a"], false),
             (&["sh", "-o", "pipefail", "-c", "ls"], "ls", &[], false),
             (&["bash", "--norc", "-lc", "ls"], "ls", &[], true),
-            (&["bash", "-c", "-x"], "-x", &[], false),
+            (&["bash", "-c", "-x", "ls"], "ls", &[], false),
+            (&["bash", "-c", "--", "-x"], "-x", &[], false),
             (&["bash", "+e", "-c", "ls"], "ls", &[], false),
             (&["-bash", "-c", "ls"], "ls", &[], true),
         ];

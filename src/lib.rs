@@ -12,6 +12,7 @@ pub mod config;
 pub mod context;
 pub mod decision;
 pub mod exec;
+pub mod interactive;
 pub mod invocation;
 pub mod parse;
 pub mod policy;

@@ -1,0 +1,127 @@
+//! Whole-process cost of the gate, side by side in one run: `guarded-sh -c true` against
+//! `bash -c true` and `dash -c true`, with no policy, the baseline policy, the six reference
+//! examples together, and 50 generated policies. Runs are interleaved round-robin so drift hits
+//! every variant alike; medians and ratios are printed.
+//!
+//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--rounds N]`
+//! (default binary: the static release build, else target/release/guarded-sh)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+struct Variant {
+    name: String,
+    program: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    samples: Vec<f64>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v[v.len() / 2]
+}
+
+fn write_config(dir: &Path, name: &str, policy: Option<&Path>) -> PathBuf {
+    let cache = dir.join(format!("cache-{name}"));
+    std::fs::create_dir_all(&cache).ok();
+    let mut text = String::from("[audit]\nsyslog = false\n[policy]\nallow_env_dir = false\n");
+    text.push_str(&format!("cache_dir = \"{}\"\n", cache.display()));
+    if let Some(p) = policy {
+        text.push_str(&format!("dir = \"{}\"\n", p.display()));
+    }
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).ok();
+    path
+}
+
+fn generated_policies(dir: &Path, n: usize) -> PathBuf {
+    let p = dir.join("generated");
+    std::fs::create_dir_all(&p).ok();
+    let mut base = String::from("package honey\nimport rego.v1\n\ndefault allow := true\ndefault deny_reason := \"\"\ndefault decision := \"allow\"\n\ndeny_reason := concat(\"; \", sort(deny_reasons))\nallow := false if count(deny_reasons) > 0\n");
+    base.push_str("deny_reasons contains \"never\" if { input.command.raw == \"__never__\" }\n");
+    std::fs::write(p.join("base.rego"), base).ok();
+    for i in 0..n.saturating_sub(1) {
+        let rule = format!(
+            "package honey\nimport rego.v1\n\ndeny_reasons contains \"rule {i}\" if {{\n  input.action == \"command_exec\"\n  some cmd in input.command.detected.commands\n  cmd == \"blocked{i}\"\n  input.target.env == \"prod\"\n}}\n"
+        );
+        std::fs::write(p.join(format!("rule{i}.rego")), rule).ok();
+    }
+    p
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let static_build = root.join("target/x86_64-unknown-linux-gnu/release/guarded-sh");
+    let binary = arg("--binary").map(PathBuf::from).unwrap_or_else(|| {
+        if static_build.exists() { static_build.clone() } else { root.join("target/release/guarded-sh") }
+    });
+    let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(300);
+    if !binary.exists() {
+        eprintln!("no binary at {} (build it first)", binary.display());
+        std::process::exit(2);
+    }
+    let tmp = std::env::temp_dir().join(format!("gsh-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).ok();
+    let examples = root.join("policies/examples");
+    let baseline = root.join("policies");
+    let generated = generated_policies(&tmp, 50);
+    let mut variants = vec![
+        Variant { name: "bash -c true".into(), program: "/bin/bash".into(), args: vec!["-c".into(), "true".into()], env: vec![], samples: vec![] },
+        Variant { name: "dash -c true".into(), program: "/bin/dash".into(), args: vec!["-c".into(), "true".into()], env: vec![], samples: vec![] },
+    ];
+    let scenarios: Vec<(&str, Option<&Path>)> = vec![
+        ("no policy", None),
+        ("baseline policy", Some(baseline.as_path())),
+        ("six examples", Some(examples.as_path())),
+        ("50 policies", Some(generated.as_path())),
+    ];
+    for (name, policy) in scenarios {
+        if policy.is_some_and(|p| !p.is_dir()) {
+            eprintln!("skipping {name}: {} missing", policy.map(|p| p.display().to_string()).unwrap_or_default());
+            continue;
+        }
+        let config = write_config(&tmp, &name.replace(' ', "-"), policy);
+        variants.push(Variant {
+            name: format!("guarded-sh -c true ({name})"),
+            program: binary.clone(),
+            args: vec!["-c".into(), "true".into()],
+            env: vec![("GUARDED_SH_CONFIG".into(), config.display().to_string())],
+            samples: vec![],
+        });
+    }
+    // Warm up: fills the page cache and each scenario's policy cache.
+    for v in &variants {
+        for _ in 0..5 {
+            let _ = Command::new(&v.program).args(&v.args).envs(v.env.iter().map(|(k, val)| (k, val))).env_remove("RUST_BACKTRACE").stdout(Stdio::null()).stderr(Stdio::null()).status();
+        }
+    }
+    for _ in 0..rounds {
+        for v in &mut variants {
+            let start = Instant::now();
+            let status = Command::new(&v.program).args(&v.args).envs(v.env.iter().map(|(k, val)| (k, val))).env_remove("RUST_BACKTRACE").stdout(Stdio::null()).stderr(Stdio::null()).status();
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            if status.is_ok_and(|s| s.success()) {
+                v.samples.push(ms);
+            }
+        }
+    }
+    let medians: Vec<(String, f64, usize)> = variants.iter_mut().map(|v| {
+        let n = v.samples.len();
+        (v.name.clone(), median(&mut v.samples), n)
+    }).collect();
+    let bash = medians[0].1;
+    let dash = medians[1].1;
+    println!("binary: {}  rounds: {rounds} (interleaved)", binary.display());
+    println!("{:<44} {:>9} {:>12} {:>9} {:>9}", "command", "median ms", "vs bash (ms)", "x bash", "x dash");
+    for (name, m, n) in &medians {
+        println!("{name:<44} {m:>9.3} {:>+12.3} {:>9.2} {:>9.2}   (n={n})", m - bash, m / bash, m / dash);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

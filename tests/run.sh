@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (`.ci/run` calls exactly this). Run as root on Debian 12:
+# installs the system packages the tests need, then checks formatting and lints, runs the unit,
+# table and integration tests, the policy unit tests, the OPA differential oracle, installs the
+# static release build and drives it through a real sshd end to end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(openssh-server openssh-client rsync git ansible-core expect tmux shellcheck python3-venv procps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "== cargo fmt --check"
+cargo fmt --check
+echo "== cargo clippy --all-targets -- -D warnings"
+cargo clippy --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --all-targets
+echo "== policy unit tests (policies/)"
+cargo run --quiet -- --policy-test policies
+if [ -x tests/oracle/run.sh ]; then
+  echo "== OPA differential oracle"
+  tests/oracle/run.sh
+fi
+if [ -x tests/e2e/sshd.sh ]; then
+  echo "== install (static release build) and end-to-end through sshd"
+  ./install.sh
+  tests/e2e/sshd.sh
+fi
