@@ -20,6 +20,7 @@ mod secrets;
 mod structure;
 mod tamper;
 
+pub use download::is_interpreter;
 pub use severity::Severity;
 pub use spec::{Family, Spec};
 

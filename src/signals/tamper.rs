@@ -1,8 +1,382 @@
-//! (rule family being written)
+//! Tampering with the gate itself: its escape and policy variables, the session hook's functions
+//! and DEBUG trap, the shell options and builtins the hook needs, loader and startup variables,
+//! guarded-sh's own files, the login shell, shell history, and `exec` into an unguarded shell.
 
-use super::{Signal, Spec};
-use crate::parse::Analysis;
+use super::clobber::{
+    operands_skipping, option_values, path_value, push_once, written, Neighbours, WriteKind,
+};
+use super::{Family, Severity, Signal, Spec};
+use crate::parse::unwrap::SHELLS;
+use crate::parse::{Analysis, Command, Via, Word};
 
-pub static SPECS: &[&Spec] = &[];
+macro_rules! spec {
+    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
+        pub static $name: Spec = Spec {
+            id: $id,
+            severity: Severity::$sev,
+            reason: $reason,
+            family: Family::Tamper,
+            explain: $explain,
+        };
+    };
+}
 
-pub fn detect(_a: &Analysis, _out: &mut Vec<Signal>) {}
+spec!(
+    GATE_VARIABLE_TAMPERING,
+    "GATE_VARIABLE_TAMPERING",
+    Critical,
+    "sets or unsets the gate's escape or policy variable",
+    "`HONEY_*` (`HONEY_RISK_DISABLE`, `HONEY_POLICY_DIR`) or `GUARDED_SH_*` named in command text: as a `NAME=v cmd` prefix, an operand of `export`/`declare`/`typeset`/`readonly`/`local`/`unset`/`read`/`printf -v`, or an `env`/`sudo` assignment or `env -u`. The escape is only trusted from the environment guarded-sh starts with (DESIGN §8); setting it in the text is gate tampering."
+);
+spec!(
+    HOOK_TAMPERING,
+    "HOOK_TAMPERING",
+    Critical,
+    "tampers with the session hook",
+    "Defining, redefining or unsetting a `__gsh_*`/`__GSH_*` function or variable; `trap … DEBUG` in any form (`trap - DEBUG`, `trap '' debug`; `trap -p`/`-l` are fine); `enable` other than a listing (`enable -n trap`, `enable -f lib.so x`); `shopt -u extdebug`/`functrace`; `set +T`/`set +o functrace`. The interactive hook re-asserts its options and marks itself readonly, so these are defence in depth. `set -o posix` is not flagged: the hook survives it (verified)."
+);
+spec!(
+    SHELL_ENV_INJECTION,
+    "SHELL_ENV_INJECTION",
+    High,
+    "sets a variable that makes the shell or loader run other code",
+    "`BASH_ENV`, `ENV`, `LD_PRELOAD`, `LD_AUDIT`, `DYLD_INSERT_LIBRARIES`, `PROMPT_COMMAND`, `BASH_COMMAND`, `SHELLOPTS`, `BASHOPTS`, `BASH_FUNC_*`, `ZDOTDIR`, `SHELL`, or a prompt (`PS0`, `PS1`, `PS2`, `PS4`) whose value holds `$(…)` or backticks, set or unset in command text: code runs at the next shell start, program start or prompt, unseen by the gate."
+);
+spec!(
+    LIBRARY_PATH_OVERRIDE,
+    "LIBRARY_PATH_OVERRIDE",
+    Medium,
+    "overrides the library search path",
+    "`LD_LIBRARY_PATH` or `DYLD_LIBRARY_PATH` set in command text. Common for running freshly built programs, but it lets a directory's libraries replace system ones."
+);
+spec!(
+    GATE_FILE_TAMPERING,
+    "GATE_FILE_TAMPERING",
+    Critical,
+    "modifies guarded-sh's own files",
+    "A write, move, delete, `chmod`, `chown`, `chattr`, `setfacl` or `touch` of guarded-sh's configuration, policies, hook, binary, cache or logs: `/etc/guarded-sh`, `/usr/lib/guarded-sh`, `/usr/local/lib/guarded-sh`, `/usr/bin/guarded-sh`, `/usr/local/bin/guarded-sh`, `/var/cache/guarded-sh`, `/var/log/guarded-sh`. Reading them is fine."
+);
+spec!(
+    LOGIN_SHELL_CHANGE,
+    "LOGIN_SHELL_CHANGE",
+    High,
+    "changes a login shell",
+    "`chsh`, `lchsh` or `usermod -s|--shell`: a login shell other than guarded-sh takes the account out of the gate for every later login."
+);
+spec!(
+    UNGUARDED_SHELL_EXEC,
+    "UNGUARDED_SHELL_EXEC",
+    High,
+    "replaces the session with an unguarded shell",
+    "`exec bash`, `exec /bin/sh -l`, `exec zsh`: the gated shell is replaced by one without the hook. With `-c` the string is analysed instead and this is not raised."
+);
+spec!(
+    HISTORY_TAMPERING,
+    "HISTORY_TAMPERING",
+    Low,
+    "clears or disables shell history",
+    "`history -c`/`-d`, `unset HISTFILE`, `HISTFILE=/dev/null`, `HISTSIZE=0`, `set +o history`, or a truncation, deletion or link of `~/.bash_history`/`~/.zsh_history`. Low: guarded-sh's own audit record does not depend on shell history, but hiding one's tracks is worth a note."
+);
+
+pub static SPECS: &[&Spec] = &[
+    &GATE_VARIABLE_TAMPERING,
+    &HOOK_TAMPERING,
+    &SHELL_ENV_INJECTION,
+    &LIBRARY_PATH_OVERRIDE,
+    &GATE_FILE_TAMPERING,
+    &LOGIN_SHELL_CHANGE,
+    &UNGUARDED_SHELL_EXEC,
+    &HISTORY_TAMPERING,
+];
+
+/// A variable the text sets (`Some(value)`, `None` when unknown) or unsets.
+struct Variable {
+    name: String,
+    value: Option<String>,
+    unset: bool,
+}
+
+const DECLARATIONS: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
+
+const GATE_DIRS: &[&str] = &[
+    "/etc/guarded-sh",
+    "/usr/lib/guarded-sh",
+    "/usr/local/lib/guarded-sh",
+    "/usr/bin/guarded-sh",
+    "/usr/local/bin/guarded-sh",
+    "/var/cache/guarded-sh",
+    "/var/log/guarded-sh",
+    "/usr/share/guarded-sh",
+    "/opt/guarded-sh",
+];
+
+pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
+    let n = Neighbours::of(a);
+    for f in a.functions.iter().filter(|f| is_hook_name(&f.name)) {
+        let at = f.body.first().copied().unwrap_or(usize::MAX);
+        let mut s = HOOK_TAMPERING.bare(vec![f.name.clone()]);
+        s.command = Some(f.name.clone());
+        s.at = at;
+        out.push(s);
+    }
+    for (i, cmd) in a.commands.iter().enumerate() {
+        for var in variables(cmd) {
+            variable(i, cmd, &var, out);
+        }
+        hook_builtins(i, cmd, out);
+        gate_files(&n, i, cmd, out);
+        history(&n, i, cmd, out);
+        if cmd.is(&["chsh", "lchsh"])
+            || cmd.is(&["usermod"]) && !option_values(cmd, &["-s", "--shell"]).is_empty()
+        {
+            push_once(out, &LOGIN_SHELL_CHANGE, i, cmd, cmd.text());
+        }
+        if cmd.is(&["exec"]) && execs_interactive_shell(a, &n, i) {
+            push_once(out, &UNGUARDED_SHELL_EXEC, i, cmd, cmd.text());
+        }
+    }
+}
+
+fn is_hook_name(name: &str) -> bool {
+    name.starts_with("__gsh_") || name.starts_with("__GSH_")
+}
+
+fn is_gate_variable(name: &str) -> bool {
+    name.starts_with("HONEY_") || name.starts_with("GUARDED_SH_")
+}
+
+/// Every variable `cmd` sets or unsets: prefixes, declaration operands, `unset`, `read`,
+/// `printf -v`, and the assignments and `-u` names of `env` and `sudo`.
+fn variables(cmd: &Command) -> Vec<Variable> {
+    let mut vars: Vec<Variable> = cmd
+        .assignments
+        .iter()
+        .map(|(name, w)| Variable {
+            name: name.clone(),
+            value: w.value().map(str::to_string),
+            unset: false,
+        })
+        .collect();
+    let Some(base) = cmd.base() else { return vars };
+    let listing = |w: &Word| {
+        w.value()
+            .is_some_and(|v| v.starts_with('-') || v.starts_with('+'))
+    };
+    match base {
+        _ if DECLARATIONS.contains(&base) && !prints_only(cmd) => {
+            let unexport = base == "export" && cmd.has_arg("-n");
+            vars.extend(
+                cmd.args
+                    .iter()
+                    .filter(|w| !listing(w))
+                    .filter_map(|w| operand_variable(w, unexport)),
+            );
+        }
+        "unset" => vars.extend(
+            cmd.args
+                .iter()
+                .filter(|w| !listing(w))
+                .filter_map(|w| operand_variable(w, true)),
+        ),
+        "read" | "mapfile" | "readarray" => vars.extend(
+            operands_skipping(cmd, "adinNptu", &[])
+                .into_iter()
+                .filter_map(|w| operand_variable(w, false)),
+        ),
+        "printf" => vars.extend(
+            option_values(cmd, &["-v"])
+                .iter()
+                .filter_map(|w| operand_variable(w, false)),
+        ),
+        "env" | "sudo" => {
+            for w in &cmd.args {
+                match w.value() {
+                    Some(v) if v.contains('=') && !v.starts_with('-') => {
+                        vars.extend(operand_variable(w, false))
+                    }
+                    Some(v) if !v.starts_with('-') => break,
+                    _ => {}
+                }
+            }
+            if base == "env" {
+                vars.extend(
+                    option_values(cmd, &["-u", "--unset"])
+                        .iter()
+                        .filter_map(|w| operand_variable(w, true)),
+                );
+            }
+        }
+        _ => {}
+    }
+    vars
+}
+
+/// `declare -f NAME`, `typeset -p NAME`: listings that change nothing.
+fn prints_only(cmd: &Command) -> bool {
+    let flags = cmd.short_flags();
+    !flags.is_empty()
+        && flags.chars().all(|c| matches!(c, 'f' | 'F' | 'p'))
+        && !cmd.arg_values().any(|v| v.contains('='))
+}
+
+/// `NAME=value` or `NAME` as a variable; other words are not.
+fn operand_variable(word: &Word, unset: bool) -> Option<Variable> {
+    let text = word.value().unwrap_or(&word.static_prefix);
+    let (name, value) = match text.split_once('=') {
+        Some((name, value)) => (name, word.value().map(|_| value.to_string())),
+        None if word.value().is_some() => (text, None),
+        None => return None,
+    };
+    let name = name.trim_end_matches('+');
+    let valid = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    valid.then(|| Variable {
+        name: name.to_string(),
+        value,
+        unset,
+    })
+}
+
+fn variable(i: usize, cmd: &Command, var: &Variable, out: &mut Vec<Signal>) {
+    let name = var.name.as_str();
+    let evidence = || name.to_string();
+    if is_gate_variable(name) {
+        push_once(out, &GATE_VARIABLE_TAMPERING, i, cmd, evidence());
+    } else if is_hook_name(name) {
+        push_once(out, &HOOK_TAMPERING, i, cmd, evidence());
+    } else if is_injection_variable(name, var) {
+        push_once(out, &SHELL_ENV_INJECTION, i, cmd, evidence());
+    } else if matches!(name, "LD_LIBRARY_PATH" | "DYLD_LIBRARY_PATH") && !var.unset {
+        push_once(out, &LIBRARY_PATH_OVERRIDE, i, cmd, evidence());
+    } else if hides_history(var) {
+        push_once(out, &HISTORY_TAMPERING, i, cmd, evidence());
+    }
+}
+
+fn is_injection_variable(name: &str, var: &Variable) -> bool {
+    let prompt = matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4");
+    if prompt {
+        return var
+            .value
+            .as_deref()
+            .is_some_and(|v| v.contains("$(") || v.contains('`'));
+    }
+    matches!(
+        name,
+        "BASH_ENV"
+            | "ENV"
+            | "LD_PRELOAD"
+            | "LD_AUDIT"
+            | "DYLD_INSERT_LIBRARIES"
+            | "PROMPT_COMMAND"
+            | "BASH_COMMAND"
+            | "SHELLOPTS"
+            | "BASHOPTS"
+            | "ZDOTDIR"
+            | "SHELL"
+    ) || name.starts_with("BASH_FUNC_")
+}
+
+fn hides_history(var: &Variable) -> bool {
+    match var.name.as_str() {
+        "HISTFILE" => var.unset || matches!(var.value.as_deref(), Some("" | "/dev/null")),
+        "HISTSIZE" | "HISTFILESIZE" | "SAVEHIST" => var.unset || var.value.as_deref() == Some("0"),
+        _ => false,
+    }
+}
+
+/// `trap … DEBUG`, `enable`, `shopt -u extdebug`, `set +T`, `unset -f __gsh_*`.
+fn hook_builtins(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    let Some(base) = cmd.base() else { return };
+    let values: Vec<&str> = cmd.arg_values().collect();
+    let tampers = match base {
+        "trap" => {
+            !cmd.has_any_arg(&["-p", "-l"])
+                && values.iter().any(|v| {
+                    let upper = v.to_ascii_uppercase();
+                    upper == "DEBUG" || upper == "SIGDEBUG"
+                })
+        }
+        "enable" => {
+            let listing_only = values
+                .iter()
+                .all(|v| matches!(*v, "-a" | "-p" | "-s" | "-ap" | "-as" | "-ps"));
+            !listing_only || cmd.args.iter().any(|w| w.value().is_none())
+        }
+        "shopt" => cmd.short_flags().contains('u') && cmd.has_any_arg(&["extdebug", "functrace"]),
+        "set" => {
+            values.iter().any(|v| v.starts_with('+') && v.contains('T'))
+                || values
+                    .windows(2)
+                    .any(|w| w[0] == "+o" && w[1] == "functrace")
+        }
+        _ => false,
+    };
+    if tampers {
+        push_once(out, &HOOK_TAMPERING, i, cmd, cmd.text());
+    }
+}
+
+fn is_gate_path(path: &str) -> bool {
+    super::clobber::under_any(path, GATE_DIRS)
+}
+
+/// Writes, moves, deletes and permission changes of guarded-sh's own files.
+fn gate_files(n: &Neighbours, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    let mut touched: Vec<(String, String)> = written(n, i, cmd)
+        .into_iter()
+        .map(|w| (w.path, w.shown))
+        .collect();
+    if cmd.is(&["chmod", "chown", "chgrp", "chattr", "setfacl", "touch"]) {
+        touched.extend(
+            cmd.args
+                .iter()
+                .filter_map(|w| path_value(w).map(|p| (p, w.shown.clone()))),
+        );
+    }
+    if let Some((_, shown)) = touched.iter().find(|(p, _)| is_gate_path(p)) {
+        push_once(out, &GATE_FILE_TAMPERING, i, cmd, shown.clone());
+    }
+}
+
+fn history(n: &Neighbours, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    let builtin = match cmd.base() {
+        Some("history") => cmd.short_flags().contains(['c', 'd']),
+        Some("set") => cmd
+            .arg_values()
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| w == ["+o", "history"]),
+        _ => false,
+    };
+    let file = written(n, i, cmd)
+        .into_iter()
+        .find(|w| w.kind != WriteKind::Append && is_history_file(&w.path));
+    if builtin {
+        push_once(out, &HISTORY_TAMPERING, i, cmd, cmd.text());
+    } else if let Some(w) = file {
+        push_once(out, &HISTORY_TAMPERING, i, cmd, w.shown);
+    }
+}
+
+fn is_history_file(path: &str) -> bool {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        last,
+        ".bash_history" | ".zsh_history" | ".history" | ".sh_history" | ".histfile"
+    )
+}
+
+/// True when `exec` (command `i`) runs a shell that reads from the terminal.
+fn execs_interactive_shell(a: &Analysis, n: &Neighbours, i: usize) -> bool {
+    n.wrapped(i)
+        .iter()
+        .filter_map(|&j| a.commands.get(j))
+        .any(|c| {
+            matches!(c.context.via.last(), Some(Via::Wrapper(w)) if w == "exec")
+                && c.base().is_some_and(|b| SHELLS.contains(&b))
+                && !c.short_flags().contains('c')
+                && c.operands().is_empty()
+        })
+}
