@@ -13,7 +13,7 @@ use crate::policy::decision::PolicyDecision;
 use crate::policy::engine::{self, CacheMode, Policy};
 use crate::policy::input::{self, InputParts, Session, Target};
 use crate::signals::{self, Signal};
-use crate::{interactive, review, trust};
+use crate::{approval, interactive, review, trust};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -64,6 +64,8 @@ pub fn run(ctx: &Context, args: &[OsString]) -> Outcome {
         Invocation::Shell(call) => shell(ctx, &config, &call, started),
         Invocation::Serve => Outcome::Exit(interactive::serve(ctx, &config)),
         Invocation::HookCheck(text) => Outcome::Exit(interactive::hook_check(ctx, &config, &text)),
+        Invocation::Approve(id) => Outcome::Exit(approval::approve(ctx, &config, &id)),
+        Invocation::Approvals => Outcome::Exit(approval::list(ctx, &config)),
     }
 }
 
@@ -185,11 +187,64 @@ fn gate_and_exec(ctx: &Context, config: &Config, mode: &str, text: &str, exec: S
             eprintln!("guarded-sh: denied: {reason}");
             Outcome::Exit(EXIT_DENIED)
         }
-        Verdict::Hold { reason } => {
-            eprintln!("guarded-sh: denied: approval required: {reason} (request {})", record.decision_id);
-            Outcome::Exit(EXIT_DENIED)
+        Verdict::Hold { reason } => held(ctx, config, mode, text, reason, &record.decision_id, exec, started),
+    }
+}
+
+/// A held command: approval (an existing second-person grant, or a typed confirmation on the
+/// terminal) → the policy again with `execution.approved = true` → audit → exec or deny. An
+/// approval only lets the policy see `approved`; the policy can still deny.
+#[allow(clippy::too_many_arguments)]
+fn held(
+    ctx: &Context,
+    config: &Config,
+    mode: &str,
+    text: &str,
+    reason: &str,
+    decision_id: &str,
+    exec: ShellExec,
+    started: Instant,
+) -> Outcome {
+    let target = target(ctx, config, &Review::enforcing());
+    let request = approval::Held { text, reason, host: &target.name, decision_id, mode };
+    let mut record = base_record(ctx, config, mode, started);
+    record.decision_id = decision_id.to_string();
+    let (outcome, message) = match approval::resolve(ctx, &config.approval, &request) {
+        approval::Resolution::Denied { message } => {
+            record.set_command(text, config.audit.max_command_bytes);
+            record.verdict = "deny".into();
+            record.reason = message.clone();
+            (Outcome::Exit(EXIT_DENIED), Some(message))
+        }
+        approval::Resolution::Approved { how } => {
+            let again = evaluate_with(ctx, config, text, Mode::Command, mode, false, &Review::enforcing(), true);
+            fill_record(&mut record, config, text, &again);
+            match again.verdict {
+                Verdict::Allow { .. } => {
+                    record.verdict = "approved".into();
+                    record.reason = how;
+                    (Outcome::Exec(exec), None)
+                }
+                Verdict::Deny { reason, .. } => (Outcome::Exit(EXIT_DENIED), Some(reason)),
+                Verdict::Hold { reason } => (
+                    Outcome::Exit(EXIT_DENIED),
+                    Some(format!("approval required: {reason} (still held with execution.approved = true)")),
+                ),
+            }
+        }
+    };
+    record.stage = "approval".into();
+    let delivery = audit::record(&config.audit, &record);
+    if let (Outcome::Exec(_), false) = (&outcome, delivery.recorded()) {
+        if config.audit.required {
+            eprintln!("guarded-sh: denied: the approved command could not be audited");
+            return Outcome::Exit(EXIT_DENIED);
         }
     }
+    if let Some(message) = message {
+        eprintln!("guarded-sh: denied: {message}");
+    }
+    outcome
 }
 
 fn deny_early(ctx: &Context, config: &Config, mode: &str, message: &str, started: Instant) -> Outcome {
@@ -262,6 +317,22 @@ pub fn evaluate(
     escape: bool,
     review: &Review,
 ) -> Gated {
+    evaluate_with(ctx, config, text, mode, session_mode, escape, review, false)
+}
+
+/// [`evaluate`], with the policy input's `execution.approved` set to `approved` (true only
+/// after `approval` approved a held command).
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate_with(
+    ctx: &Context,
+    config: &Config,
+    text: &str,
+    mode: Mode,
+    session_mode: &str,
+    escape: bool,
+    review: &Review,
+    approved: bool,
+) -> Gated {
     let analysis = parse::analyse(text, &config.limits);
     let signals = signals::detect(&analysis);
     let target = target(ctx, config, review);
@@ -278,13 +349,13 @@ pub fn evaluate(
     };
     let input = input::build(&InputParts {
         raw: text,
-        interpreter: "",
+        interpreter: &interpreter(&analysis),
         analysis: &analysis,
         signals: &signals,
         target: &target,
         session: &session,
         dry_run: review.dry_run,
-        approved: false,
+        approved,
     });
     let floor = escape || decision::builtin(&signals, mode).is_some();
     let policy_dir = policy_dir(ctx, config, review);
@@ -323,6 +394,18 @@ pub fn evaluate(
         target,
         input,
     }
+}
+
+/// The interpreter the command hands its work to (`python3 -c …`, `perl script.pl`), for the
+/// policy's `command.interpreter`; empty for plain shell.
+pub fn interpreter(analysis: &Analysis) -> String {
+    analysis
+        .commands
+        .iter()
+        .filter_map(|c| c.base())
+        .find(|b| signals::is_interpreter(b))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The policy directory: `--policy-dir` (review only), `HONEY_POLICY_DIR` from the trusted

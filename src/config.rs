@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_PATH: &str = "/etc/guarded-sh/config.toml";
 pub const DEFAULT_POLICY_DIR: &str = "/etc/guarded-sh/policies";
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub shells: Shells,
@@ -20,21 +20,12 @@ pub struct Config {
     pub audit: AuditConfig,
     pub target: TargetConfig,
     pub interactive: InteractiveConfig,
+    /// `[approval]`: held commands (owned by `approval`).
+    pub approval: crate::approval::ApprovalConfig,
+    /// `[advisory]`: the review surface's advisory model (owned by `advisory`).
+    pub advisory: crate::advisory::AdvisoryConfig,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            shells: Shells::default(),
-            policy: PolicyConfig::default(),
-            escape: EscapeConfig::default(),
-            limits: Limits::default(),
-            audit: AuditConfig::default(),
-            target: TargetConfig::default(),
-            interactive: InteractiveConfig::default(),
-        }
-    }
-}
 
 /// Absolute paths of the real shells, by the name guarded-sh was called as.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

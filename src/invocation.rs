@@ -83,6 +83,10 @@ pub enum Invocation {
     Serve,
     /// One check from the session hook when the server is unavailable (`--hook-check CMD`).
     HookCheck(String),
+    /// A second person approves a held command's request (`--approve ID`).
+    Approve(String),
+    /// The pending approval requests (`--approvals`).
+    Approvals,
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -124,6 +128,14 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
             let text = rest.get(1).ok_or_else(|| UsageError::MissingArgument("--hook-check".into()))?;
             return Ok(Invocation::HookCheck(utf8(text)?));
         }
+        Some("--approve") => {
+            let id = rest.get(1).ok_or_else(|| UsageError::MissingArgument("--approve".into()))?;
+            if rest.len() > 2 {
+                return Err(UsageError::Review("--approve takes one request id".into()));
+            }
+            return Ok(Invocation::Approve(utf8(id)?));
+        }
+        Some("--approvals") if rest.len() == 1 => return Ok(Invocation::Approvals),
         Some(first) if REVIEW_OPTIONS.iter().any(|o| first == *o || first.starts_with(&format!("{o}="))) => {
             return review(rest).map(Invocation::Review);
         }
@@ -324,5 +336,8 @@ mod tests {
         assert!(matches!(parse(&args(&["g", "--check", "ls", "--json"])), Ok(Invocation::Review(Review { json: true, action: ReviewAction::Check(_), .. }))));
         assert!(parse(&args(&["g", "--check"])).is_err());
         assert!(parse(&args(&["g", "--json"])).is_err());
+        assert_eq!(parse(&args(&["g", "--approve", "0a1b2c3d"])), Ok(Invocation::Approve("0a1b2c3d".into())));
+        assert_eq!(parse(&args(&["g", "--approvals"])), Ok(Invocation::Approvals));
+        assert!(parse(&args(&["g", "--approve"])).is_err());
     }
 }

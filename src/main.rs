@@ -1,6 +1,8 @@
 //! guarded-sh's entry point: capture the context, neutralise `RUST_BACKTRACE` for this process
 //! only, run the sequence with panics caught (a panic denies), then exec or exit.
 
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use guarded_sh::app::{self, Outcome, EXIT_DENIED};
 use guarded_sh::context::Context;
 use guarded_sh::exec;

@@ -1,7 +1,9 @@
-//! `--check` in the reference engine's line format (and `--json`), `--list-signals`,
-//! `--explain`, `--policy-test`. Exit statuses: 0 would be allowed, 1 would be denied, 3 would be
-//! held for approval, 2 usage error.
+//! `--check` in the reference engine's line format (and `--json`), with the optional ShellCheck
+//! and advisory lines; `--list-signals`, `--explain`, `--policy-test`; `--check-file` is in
+//! `script`. Exit statuses: 0 would be allowed, 1 would be denied, 3 would be held for
+//! approval, 2 usage error.
 
+use super::shellcheck;
 use crate::app::{self, Gated, Review as Overrides};
 use crate::config::Config;
 use crate::context::Context;
@@ -21,13 +23,16 @@ pub const EXIT_HELD: i32 = 3;
 pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     match &review.action {
         ReviewAction::Check(cmd) => check(ctx, config, review, cmd),
-        ReviewAction::CheckFile(_) => {
-            eprintln!("guarded-sh: --check-file is not available in this build");
-            EXIT_USAGE
-        }
+        ReviewAction::CheckFile(path) => super::script::check_file(ctx, config, review, path),
         ReviewAction::ListSignals => {
             for s in catalogue() {
-                println!("{}\t{}\t{}\t{}", s.id, s.severity, s.family.as_str(), s.reason);
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    s.id,
+                    s.severity,
+                    s.family.as_str(),
+                    s.reason
+                );
             }
             EXIT_ALLOW
         }
@@ -38,7 +43,11 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
                     println!("{line}");
                 }
                 println!("{} passed, {} failed", report.passed, report.failed);
-                if report.failed == 0 { EXIT_ALLOW } else { EXIT_DENY }
+                if report.failed == 0 {
+                    EXIT_ALLOW
+                } else {
+                    EXIT_DENY
+                }
             }
             Err(e) => {
                 eprintln!("guarded-sh: policy test [{}]: {e}", e.reason_id());
@@ -64,14 +73,20 @@ Shell surface (drop-in for sh/bash):
   guarded-sh [OPTIONS] FILE [ARG...]               gate the script, then exec
 
 Review surface (runs nothing):
-  --check CMD [--json] [--target NAME] [--env ENV] [--host-var K=V]... [--policy-dir DIR]
+  --check CMD [--json] [--shellcheck] [--target NAME] [--env ENV] [--host-var K=V]... [--policy-dir DIR]
+  --check-file FILE|-       one block per top-level step of a script or history file
+                            (same options; --json gives the dry-run risk_assessment)
+  --approve ID              approve another user's held command (approvers group only)
+  --approvals               list pending approval requests
   --list-signals            the signal catalogue
   --explain ID              what a signal means
   --policy-test DIR         run the test_* rules of a policy directory
   --gs-version, --gs-help
 
 Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
-configuration error. --check: 0 allowed, 1 denied, 3 held for approval, 2 usage error.
+configuration error. --check, --check-file: 0 allowed, 1 denied, 3 held for approval, 2 usage
+error. HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
+never changes a decision.
 ";
 
 fn explain(id: &str) -> i32 {
@@ -81,7 +96,13 @@ fn explain(id: &str) -> i32 {
         return EXIT_USAGE;
     }
     for s in specs {
-        println!("{} ({}, {}): {}", s.id, s.severity, s.family.as_str(), s.reason);
+        println!(
+            "{} ({}, {}): {}",
+            s.id,
+            s.severity,
+            s.family.as_str(),
+            s.reason
+        );
         println!("  {}", s.explain);
     }
     EXIT_ALLOW
@@ -96,11 +117,32 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
         host_vars: review.host_vars.clone(),
     };
     let escape = false;
-    let gated = app::evaluate(ctx, config, cmd, Mode::Command, "review", escape, &overrides);
+    let gated = app::evaluate(
+        ctx,
+        config,
+        cmd,
+        Mode::Command,
+        "review",
+        escape,
+        &overrides,
+    );
+    // The verdict is fixed above; the extras only add text.
+    let extras = Extras {
+        shellcheck: review.shellcheck.then(|| shellcheck::check(ctx, cmd)),
+        advisory: crate::advisory::Session::from_context(ctx, &config.advisory)
+            .map(|s| s.advise(cmd, &gated.signals)),
+    };
     if review.json {
-        println!("{}", json_report(cmd, &gated));
+        let mut out = json_report(cmd, &gated);
+        if let Some(sc) = &extras.shellcheck {
+            out["shellcheck"] = sc.json();
+        }
+        if let Some(a) = &extras.advisory {
+            out["advisory"] = crate::advisory::json(a);
+        }
+        super::emit(&format!("{out}\n"));
     } else {
-        print!("{}", text_report(cmd, &gated));
+        super::emit(&text_report(cmd, &gated, &extras));
     }
     match gated.verdict {
         Verdict::Allow { .. } => EXIT_ALLOW,
@@ -109,8 +151,16 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
     }
 }
 
+/// What `--check` shows besides the verdict: ShellCheck (`--shellcheck`) and the advisory
+/// (`HONEY_RISK_LLM`).
+#[derive(Default)]
+pub struct Extras {
+    pub shellcheck: Option<shellcheck::Report>,
+    pub advisory: Option<Result<crate::advisory::Advice, crate::advisory::AdvisoryError>>,
+}
+
 /// The reference engine's `--check` lines.
-pub fn text_report(cmd: &str, gated: &Gated) -> String {
+pub fn text_report(cmd: &str, gated: &Gated, extras: &Extras) -> String {
     let mut out = String::new();
     let max = signals::max_severity(&gated.signals).map_or("none", |s| s.as_str());
     let _ = writeln!(out, "Command: {cmd}");
@@ -128,13 +178,22 @@ pub fn text_report(cmd: &str, gated: &Gated) -> String {
             d.paths.join(" ")
         );
     }
+    for line in extras.shellcheck.iter().flat_map(|s| s.lines("")) {
+        let _ = writeln!(out, "{line}");
+    }
+    for line in extras.advisory.iter().flat_map(crate::advisory::lines) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "{}", decision_line(gated));
     out
 }
 
 fn decision_line(gated: &Gated) -> String {
     match &gated.verdict {
-        Verdict::Deny { reason, stage: Stage::BuiltIn | Stage::Session } => {
+        Verdict::Deny {
+            reason,
+            stage: Stage::BuiltIn | Stage::Session,
+        } => {
             let reason = reason.strip_prefix("command risk: ").unwrap_or(reason);
             format!("Decision: DENY (built-in critical: {reason})")
         }
@@ -143,7 +202,9 @@ fn decision_line(gated: &Gated) -> String {
         }
         Verdict::Allow { .. } => format!("Policy[{}]: allow", gated.target.name),
         Verdict::Deny { reason, .. } => format!("Policy[{}]: deny — {reason}", gated.target.name),
-        Verdict::Hold { reason } => format!("Policy[{}]: require_approval — {reason}", gated.target.name),
+        Verdict::Hold { reason } => {
+            format!("Policy[{}]: require_approval — {reason}", gated.target.name)
+        }
     }
 }
 

@@ -1,0 +1,182 @@
+//! The terminal confirmation for held commands, through the built binary on a real
+//! pseudo-terminal (made the controlling terminal with `setsid -c`): the right host name runs
+//! the command, a wrong one or no answer denies, and there is no prompt when the configuration
+//! turns it off or when stderr is not a terminal.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
+
+const POLICY: &str = r#"package honey
+import rego.v1
+
+default allow := true
+default decision := "allow"
+
+decision := "require_approval" if {
+	input.command.max_severity == "high"
+	not input.execution.approved
+}
+"#;
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(approval: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir(p.join("policy")).unwrap();
+        std::fs::write(p.join("policy/approval.rego"), POLICY).unwrap();
+        let config = format!(
+            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\ndir = \"{}\"\nallow_env_dir = false\n[target]\nname = \"web-1\"\n[approval]\n{approval}\n",
+            p.join("audit.jsonl").display(),
+            p.join("policy").display()
+        );
+        std::fs::write(p.join("config.toml"), config).unwrap();
+        Setup { dir }
+    }
+
+    fn command(&self) -> String {
+        format!(
+            "rm -rf {}/scratch && echo ran-it",
+            self.dir.path().display()
+        )
+    }
+
+    /// Runs the held command with a pseudo-terminal as stdin, stdout, stderr and controlling
+    /// terminal; types `answer` once the question shows. Returns the exit code and the screen.
+    fn run_on_tty(&self, answer: Option<&str>, stderr_tty: bool) -> (Option<i32>, String) {
+        let pty = nix::pty::openpty(None, None).unwrap();
+        let slave = || Stdio::from(pty.slave.try_clone().unwrap());
+        let mut child = Command::new("setsid")
+            .args(["-c", "-w", BIN, "-c", &self.command()])
+            .env("GUARDED_SH_CONFIG", self.dir.path().join("config.toml"))
+            .env_remove("HONEY_RISK_DISABLE")
+            .env_remove("HONEY_POLICY_DIR")
+            .stdin(slave())
+            .stdout(slave())
+            .stderr(if stderr_tty { slave() } else { Stdio::piped() })
+            .spawn()
+            .unwrap();
+        drop(pty.slave);
+        let mut master = std::fs::File::from(pty.master);
+        let screen = Arc::new(Mutex::new(String::new()));
+        let mut reader = master.try_clone().unwrap();
+        let seen = Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let started = Instant::now();
+        let mut typed = answer.is_none();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if !typed
+                && screen
+                    .lock()
+                    .unwrap()
+                    .contains("Type the host name (web-1)")
+            {
+                master
+                    .write_all(format!("{}\n", answer.unwrap_or_default()).as_bytes())
+                    .unwrap();
+                typed = true;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "hung; screen: {}",
+                screen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        let mut shown = screen.lock().unwrap().clone();
+        if let Some(mut err) = child.stderr.take() {
+            let _ = err.read_to_string(&mut shown);
+        }
+        (status.code(), shown)
+    }
+
+    fn verdicts(&self) -> Vec<(String, String)> {
+        std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|r| {
+                (
+                    r["verdict"].as_str().unwrap().to_string(),
+                    r["reason"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The command's own output line (the prompt shows the command text, which also says ran-it).
+fn ran(screen: &str) -> bool {
+    screen.lines().any(|l| l.trim() == "ran-it")
+}
+
+#[test]
+fn typing_the_host_name_runs_the_held_command() {
+    let s = Setup::new("");
+    let (code, screen) = s.run_on_tty(Some("web-1"), true);
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(
+        screen.contains("this command needs approval: approval required by policy"),
+        "{screen}"
+    );
+    assert!(screen.contains("host:    web-1"), "{screen}");
+    assert!(ran(&screen), "{screen}");
+    let v = s.verdicts();
+    assert_eq!(v[0].0, "require_approval");
+    assert_eq!(
+        v[1],
+        (
+            "approved".into(),
+            "confirmed on the terminal by typing the host name web-1".into()
+        )
+    );
+}
+
+#[test]
+fn a_wrong_answer_or_none_denies() {
+    for (answer, timeout) in [
+        (Some("web-2"), ""),
+        (Some(""), ""),
+        (None, "prompt_timeout_seconds = 1"),
+    ] {
+        let s = Setup::new(timeout);
+        let (code, screen) = s.run_on_tty(answer, true);
+        assert_eq!(code, Some(126), "{answer:?}: {screen}");
+        assert!(!ran(&screen), "{screen}");
+        assert!(screen.contains("guarded-sh: denied: approval required: approval required by policy (not confirmed on the terminal; no approvers are configured)"), "{answer:?}: {screen}");
+        assert_eq!(s.verdicts().last().unwrap().0, "deny", "{:?}", s.verdicts());
+    }
+}
+
+#[test]
+fn no_prompt_when_turned_off_or_stderr_is_not_a_terminal() {
+    for (config, stderr_tty) in [("tty_confirm = false", true), ("", false)] {
+        let s = Setup::new(config);
+        let (code, screen) = s.run_on_tty(None, stderr_tty);
+        assert_eq!(code, Some(126), "{screen}");
+        assert!(!screen.contains("Type the host name"), "prompted: {screen}");
+        assert!(screen.contains("guarded-sh: denied: approval required: approval required by policy (no approvers are configured)"), "{screen}");
+    }
+}
