@@ -32,6 +32,7 @@ decision := "deny" if {
 	not allow
 } else := "require_approval" if {
 	count(approval_reasons) > 0
+	not dry_run_bypass
 }
 
 # The reason guarded-sh prints: why it is denied, or else why it is held.
@@ -39,6 +40,7 @@ deny_reason := concat("; ", sort(deny_reasons)) if {
 	not allow
 } else := concat("; ", sort(approval_reasons)) if {
 	count(approval_reasons) > 0
+	not dry_run_bypass
 }
 
 # Policies are written against input schema version 1; refuse anything else.

@@ -20,3 +20,9 @@ test_dry_run_is_allowed_even_when_denied_otherwise if {
 test_real_run_is_not_bypassed if {
 	data.honey.dry_run_bypass == false with input as cmd(false)
 }
+
+# A dry run previews as allowed even where a real run would be held for approval.
+test_dry_run_is_not_held if {
+	data.honey.decision == "allow" with input as cmd(true)
+	data.honey.decision != "allow" with input as cmd(false)
+}

@@ -132,6 +132,7 @@ fn ill_typed(entry: &'static str, expected: &str, got: &Value) -> PolicyError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
 
