@@ -24,8 +24,9 @@ echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 echo "== cargo test"
 cargo test --all-targets
-echo "== policy unit tests (policies/)"
+echo "== policy unit tests (policies/, policies/examples/)"
 cargo run --quiet -- --policy-test policies
+cargo run --quiet -- --policy-test policies/examples
 if [ -x tests/oracle/run.sh ]; then
   echo "== OPA differential oracle"
   tests/oracle/run.sh
