@@ -1,7 +1,9 @@
 //! Developer aid: prints tree-sitter-bash's syntax tree, guarded-sh's IR and the signals for a
 //! command. `cargo run --example dump -- 'curl x | sh'`; with `-` it reads one command per line
 //! from stdin (`\n` escapes a newline, as in the case tables) and prints one summary line each:
-//! `command<TAB>ids<TAB>max severity<TAB>verdict`, ready to paste into a table.
+//! `command<TAB>ids<TAB>max severity<TAB>verdict`, ready to paste into a table. With
+//! `--file PATH` it analyses the whole file as one text and prints the signals and the time taken
+//! (for measuring the bounds on pathological inputs).
 
 use guarded_sh::decision::{builtin, Mode};
 use guarded_sh::parse::{analyse, Analysis, Limits};
@@ -10,6 +12,27 @@ use std::io::BufRead;
 
 fn main() {
     let text = std::env::args().nth(1).unwrap_or_default();
+    if text == "--file" {
+        let path = std::env::args().nth(2).unwrap_or_default();
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let started = std::time::Instant::now();
+        let analysis = analyse(&text, &Limits::default());
+        println!("analyse: {:?} ms", started.elapsed().as_millis());
+        let signals = detect(&analysis);
+        let ids: Vec<&str> = signals.iter().map(|s| s.id()).collect();
+        println!(
+            "{} bytes, {} commands, {:?} ms, signals {:?}, limits {:?}",
+            bytes.len(),
+            analysis.commands.len(),
+            started.elapsed().as_millis(),
+            ids.iter()
+                .filter(|i| !matches!(**i, "COMMAND_SUBSTITUTION"))
+                .collect::<Vec<_>>(),
+            analysis.limits
+        );
+        return;
+    }
     if text == "-" {
         for line in std::io::stdin().lock().lines().map_while(Result::ok) {
             summary(&line);
@@ -17,7 +40,10 @@ fn main() {
         return;
     }
     let mut parser = tree_sitter::Parser::new();
-    if parser.set_language(&tree_sitter_bash::LANGUAGE.into()).is_ok() {
+    if parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .is_ok()
+    {
         if let Some(tree) = parser.parse(&text, None) {
             println!("{}", tree.root_node().to_sexp());
         }

@@ -47,8 +47,10 @@ pub struct Redirect {
 impl Redirect {
     /// True when the redirection opens its target for writing.
     pub fn writes(&self) -> bool {
-        matches!(self.op.as_str(), ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&")
-            && !self.target.is_fd_number()
+        matches!(
+            self.op.as_str(),
+            ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&"
+        ) && !self.target.is_fd_number()
     }
 }
 
@@ -122,12 +124,26 @@ pub struct ProcessSubstitution {
 /// A bound the analysis crossed, so it stopped or skipped part of the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
-    Size { bytes: usize, max: usize },
-    Time { max_ms: u64 },
-    Nodes { max: usize },
-    Depth { max: usize },
-    Nesting { max: usize },
-    Commands { max: usize },
+    Size {
+        bytes: usize,
+        max: usize,
+    },
+    Time {
+        max_ms: u64,
+    },
+    Nodes {
+        max: usize,
+    },
+    Depth {
+        max: usize,
+    },
+    Nesting {
+        max: usize,
+    },
+    /// More pipe operators than `Limits::max_pipes` (checked before parsing).
+    Commands {
+        max: usize,
+    },
 }
 
 /// The result of analysing one piece of shell text.

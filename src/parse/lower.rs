@@ -4,6 +4,7 @@
 //! bytes, nodes, tree depth, nesting and time; a crossed bound is recorded, never ignored.
 
 use super::ir::*;
+use super::recover;
 use super::unwrap::{self, Inner};
 use super::word::{
     decode_ansi_c, unescape_double_quoted, unescape_unquoted, CharKind, Chars, Word, DEFAULT_IFS,
@@ -11,7 +12,7 @@ use super::word::{
 use super::Limits;
 use std::collections::HashMap;
 use std::time::Instant;
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, Tree};
 
 /// Longest raw text kept per word, so nested substitutions stay linear.
 const MAX_RAW: usize = 4096;
@@ -113,6 +114,27 @@ impl Vars {
         }
     }
 
+    /// `a[i]=v`: updates a known array, or forgets it when the index or value is not static.
+    fn set_element(&mut self, name: &str, index: &str, value: Option<&str>) {
+        let slot = index.trim().parse::<usize>().ok().filter(|i| *i < 4096);
+        let mut array = self
+            .arrays
+            .get(name)
+            .cloned()
+            .or_else(|| self.named.get(name).map(|v| vec![v.clone()]))
+            .unwrap_or_default();
+        match (slot, value) {
+            (Some(i), Some(v)) => {
+                if array.len() <= i {
+                    array.resize(i + 1, String::new());
+                }
+                array[i] = v.to_string();
+                self.set_array(name, Some(array));
+            }
+            _ => self.set(name, None),
+        }
+    }
+
     fn ifs(&self) -> &str {
         self.ifs.as_deref().unwrap_or(DEFAULT_IFS)
     }
@@ -127,6 +149,10 @@ pub(crate) struct Lowerer<'l> {
     nodes: usize,
     stopped: bool,
     vars: Vars,
+    /// Syntax depth at which the text being parsed was found (0 for the top level).
+    base_depth: usize,
+    /// The elements of the array value `assignment_parts` just evaluated, for `remember`.
+    pending_array: Option<Option<Vec<String>>>,
 }
 
 /// Context while walking: what every command found below inherits.
@@ -189,6 +215,8 @@ impl<'l> Lowerer<'l> {
             nodes: 0,
             stopped: false,
             vars: Vars::default(),
+            pending_array: None,
+            base_depth: 0,
         }
     }
 
@@ -214,27 +242,64 @@ impl<'l> Lowerer<'l> {
             });
             return;
         }
-        let started = self.started;
-        let max_millis = self.limits.max_millis;
-        let mut cancel = |_: &tree_sitter::ParseState| started.elapsed().as_millis() as u64 > max_millis;
-        let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
-        let bytes = text.as_bytes();
-        let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-        let Some(tree) = self.parser.parse_with_options(&mut read, None, Some(options)) else {
-            self.limit(Limit::Time { max_ms: max_millis });
-            self.stopped = true;
+        if recover::pipe_count(text) > self.limits.max_pipes {
+            self.limit(Limit::Commands {
+                max: self.limits.max_pipes,
+            });
             return;
-        };
-        let root = tree.root_node();
-        if root.has_error() {
-            self.out.parse_errors.push(error_snippet(text, root));
         }
+        let Some(tree) = self.parse(text) else { return };
         let ctx = Ctx {
             ir: base.clone(),
             stdin,
+            tree_depth: self.base_depth,
             ..Ctx::default()
         };
+        let root = tree.root_node();
+        if !root.has_error() {
+            return self.stmt(text, root, &ctx);
+        }
+        // Valid bash that tree-sitter misreads is rewritten and parsed again.
+        let repaired = recover::repair(text, root, self.limits.max_nodes);
+        let fixed = repaired
+            .as_ref()
+            .and_then(|t| Some((t.as_str(), self.parse(t)?)));
+        let (text, tree) = match fixed {
+            Some((t, tree)) => (t, tree),
+            None => (text, tree),
+        };
+        let root = tree.root_node();
+        if let Some(snippet) = recover::error_snippet(text, root) {
+            self.out.parse_errors.push(snippet);
+        }
         self.stmt(text, root, &ctx);
+    }
+
+    /// `script` for a shell string found at syntax depth `tree_depth`: the depth carries on, so
+    /// the recursion of all nested levels together stays under `max_depth`.
+    fn nested(&mut self, text: &str, base: &Context, stdin: Option<Stdin>, tree_depth: usize) {
+        let saved = std::mem::replace(&mut self.base_depth, tree_depth);
+        self.script(text, base, stdin);
+        self.base_depth = saved;
+    }
+
+    /// Parses `text` under the time budget; `None` (recorded) when it ran out.
+    fn parse(&mut self, text: &str) -> Option<Tree> {
+        let started = self.started;
+        let max_millis = self.limits.max_millis;
+        let mut cancel =
+            |_: &tree_sitter::ParseState| started.elapsed().as_millis() as u64 > max_millis;
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
+        let bytes = text.as_bytes();
+        let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+        let tree = self
+            .parser
+            .parse_with_options(&mut read, None, Some(options));
+        if tree.is_none() {
+            self.limit(Limit::Time { max_ms: max_millis });
+            self.stopped = true;
+        }
+        tree
     }
 
     /// Counts a node; false when a bound stops the walk.
@@ -309,10 +374,8 @@ impl<'l> Lowerer<'l> {
             if children.get(i + 1).is_some_and(|n| n.kind() == "&") {
                 c.ir.background = true;
             }
-            if is_statement(child.kind()) {
+            if is_statement(child.kind()) || child.kind() == "ERROR" {
                 self.stmt(src, *child, &c);
-            } else if child.kind() == "ERROR" {
-                self.sequence(src, *child, &c);
             } else {
                 let mut state = WordState::default();
                 self.part(src, *child, &c, &mut state, false);
@@ -351,7 +414,10 @@ impl<'l> Lowerer<'l> {
             let mut c = ctx.clone();
             c.ir.pipeline = Some((id, stage));
             if stage > 0 {
-                c.stdin = Some(Stdin::Pipe { pipeline: id, stage });
+                c.stdin = Some(Stdin::Pipe {
+                    pipeline: id,
+                    stage,
+                });
             }
             let start = self.out.commands.len();
             self.stmt(src, child, &c);
@@ -412,7 +478,20 @@ impl<'l> Lowerer<'l> {
                 _ => {}
             }
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        let Some(body) = node.child_by_field_name("body") else {
+            // `> file` alone still opens (and truncates) the file.
+            let index = self.reserve(&c);
+            self.finish(
+                index,
+                Word::default(),
+                Vec::new(),
+                Vec::new(),
+                c.redirects.clone(),
+                &c,
+            );
+            return;
+        };
+        {
             if trailing.is_empty() {
                 self.stmt(src, body, &c);
             } else {
@@ -441,7 +520,10 @@ impl<'l> Lowerer<'l> {
         for (stage, (node, mut c)) in stage_nodes.into_iter().enumerate() {
             c.ir.pipeline = Some((id, stage));
             if stage > 0 {
-                c.stdin = Some(Stdin::Pipe { pipeline: id, stage });
+                c.stdin = Some(Stdin::Pipe {
+                    pipeline: id,
+                    stage,
+                });
             }
             let start = self.out.commands.len();
             self.stmt(src, node, &c);
@@ -454,7 +536,12 @@ impl<'l> Lowerer<'l> {
 
     /// The static body of a heredoc (if it has one) and any statements tree-sitter nested in the
     /// redirect (`| sh`, `&& next`).
-    fn heredoc<'t>(&mut self, src: &str, node: Node<'t>, ctx: &Ctx) -> (Option<String>, Vec<Node<'t>>) {
+    fn heredoc<'t>(
+        &mut self,
+        src: &str,
+        node: Node<'t>,
+        ctx: &Ctx,
+    ) -> (Option<String>, Vec<Node<'t>>) {
         let mut quoted = false;
         let mut strip_tabs = false;
         let mut body = None;
@@ -497,7 +584,9 @@ impl<'l> Lowerer<'l> {
 
     fn herestring(&mut self, src: &str, node: Node, ctx: &Ctx) -> Option<Word> {
         let mut cursor = node.walk();
-        let word = node.named_children(&mut cursor).find(|n| n.kind() != "file_descriptor")?;
+        let word = node
+            .named_children(&mut cursor)
+            .find(|n| n.kind() != "file_descriptor")?;
         self.words(src, word, ctx).into_iter().next()
     }
 
@@ -509,6 +598,8 @@ impl<'l> Lowerer<'l> {
         for child in node.children(&mut cursor) {
             if !child.is_named() {
                 op.push_str(child.kind());
+            } else if recover::is_read_write_redirect(src, child) {
+                op.push('>');
             } else if child.kind() == "file_descriptor" {
                 fd = text(src, child).parse().ok();
             } else if target.is_none() {
@@ -529,9 +620,72 @@ impl<'l> Lowerer<'l> {
         })
     }
 
+    /// A bare `NAME=value` statement: remembered as a constant, and kept in the IR as a command
+    /// with no name whose only part is the assignment, so rules can see what is assigned.
     fn assignment(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        let index = self.reserve(ctx);
         let (name, value) = self.assignment_parts(src, node, ctx);
-        self.vars.set(&name, value.value().map(str::to_string));
+        self.remember(node, &name, &value);
+        let assignments = vec![(name, value)];
+        let redirects = ctx.redirects.clone();
+        self.finish(
+            index,
+            Word::default(),
+            Vec::new(),
+            assignments,
+            redirects,
+            ctx,
+        );
+    }
+
+    /// Records `name=value` as a constant (or forgets `name` when the value is not static).
+    fn remember(&mut self, node: Node, name: &str, value: &Word) {
+        let appends = node.children(&mut node.walk()).any(|c| c.kind() == "+=");
+        if let Some((base, index)) = name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+            self.vars
+                .set_element(base, index, value.value().filter(|_| !appends));
+        } else if appends {
+            self.vars.set(name, None);
+        } else if let Some(elements) = self.pending_array.take() {
+            self.vars.set_array(name, elements);
+        } else {
+            self.vars.set(name, value.value().map(str::to_string));
+        }
+    }
+
+    /// `(a b c)`: the static elements, or `None` when any is only known at run time.
+    fn array(&mut self, src: &str, node: Node, ctx: &Ctx) -> Option<Vec<String>> {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        let mut values = Some(Vec::new());
+        for child in children {
+            let words = self.words(src, child, ctx);
+            match (&mut values, child.kind()) {
+                (
+                    Some(v),
+                    "word"
+                    | "string"
+                    | "raw_string"
+                    | "concatenation"
+                    | "number"
+                    | "ansi_c_string"
+                    | "simple_expansion"
+                    | "expansion"
+                    | "command_substitution",
+                ) => {
+                    let static_words: Option<Vec<String>> = words
+                        .iter()
+                        .map(|w| w.value().map(str::to_string))
+                        .collect();
+                    match static_words {
+                        Some(w) => v.extend(w),
+                        None => values = None,
+                    }
+                }
+                _ => values = None,
+            }
+        }
+        values
     }
 
     fn assignment_parts(&mut self, src: &str, node: Node, ctx: &Ctx) -> (String, Word) {
@@ -539,7 +693,12 @@ impl<'l> Lowerer<'l> {
             .child_by_field_name("name")
             .map(|n| text(src, n).to_string())
             .unwrap_or_default();
+        self.pending_array = None;
         let value = match node.child_by_field_name("value") {
+            Some(v) if v.kind() == "array" => {
+                self.pending_array = Some(self.array(src, v, ctx));
+                Word::unknown(text(src, v))
+            }
             Some(v) => {
                 let mut words = self.words(src, v, ctx);
                 if words.len() == 1 {
@@ -569,7 +728,7 @@ impl<'l> Lowerer<'l> {
             }
             if child.kind() == "variable_assignment" {
                 let (var, value) = self.assignment_parts(src, child, ctx);
-                self.vars.set(&var, value.value().map(str::to_string));
+                self.remember(child, &var, &value);
                 let mut w = Word::literal(&format!("{var}={}", value.value().unwrap_or("")));
                 if !value.is_static() {
                     w = Word::unknown(&format!("{var}={}", value.raw));
@@ -579,7 +738,9 @@ impl<'l> Lowerer<'l> {
                 w.raw = text(src, child).chars().take(MAX_RAW).collect();
                 args.push(w);
             } else {
-                if name.raw == "unset" || child.kind() == "variable_name" {
+                if name.raw == "unset" {
+                    self.vars.unset(text(src, child));
+                } else if child.kind() == "variable_name" {
                     self.vars.set(text(src, child), None);
                 }
                 args.extend(self.words(src, child, ctx));
@@ -624,9 +785,18 @@ impl<'l> Lowerer<'l> {
                 _ => {}
             }
         }
-        let Some(first) = (!words.is_empty()).then(|| words.remove(0)) else {
-            return;
+        let first = if words.is_empty() {
+            Word::default() // only assignments and redirections: they still happen
+        } else {
+            words.remove(0)
         };
+        if first.raw == "}" && words.is_empty() && redirects.is_empty() {
+            // The stray `}` tree-sitter leaves after `coproc NAME { …; }`: bash has none.
+            if index + 1 == self.out.commands.len() {
+                self.out.commands.pop();
+            }
+            return;
+        }
         if let Some(stdin) = local.stdin.clone() {
             if let Some(cmd) = self.out.commands.get_mut(index) {
                 cmd.stdin = stdin;
@@ -679,11 +849,17 @@ impl<'l> Lowerer<'l> {
             return;
         };
         if cmd.is(&["set"]) && cmd.args.first().and_then(Word::value) == Some("--") {
-            let values: Option<Vec<String>> =
-                cmd.args[1..].iter().map(|w| w.value().map(str::to_string)).collect();
+            let values: Option<Vec<String>> = cmd.args[1..]
+                .iter()
+                .map(|w| w.value().map(str::to_string))
+                .collect();
             self.vars.positional = values;
         } else if cmd.is(&["read", "mapfile", "readarray", "getopts"]) {
-            let names: Vec<String> = cmd.arg_values().filter(|a| !a.starts_with('-')).map(str::to_string).collect();
+            let names: Vec<String> = cmd
+                .arg_values()
+                .filter(|a| !a.starts_with('-'))
+                .map(str::to_string)
+                .collect();
             for n in names {
                 self.vars.set(&n, None);
             }
@@ -691,10 +867,22 @@ impl<'l> Lowerer<'l> {
     }
 
     pub(crate) fn mark_executed(&mut self, ids: &[usize]) {
-        for cmd in &mut self.out.commands {
-            if let Some(Substitution::Command { id, executed }) = &mut cmd.context.substitution {
-                if ids.contains(id) {
-                    *executed = true;
+        for &wanted in ids {
+            let inside = self
+                .out
+                .command_substitutions
+                .get(wanted)
+                .cloned()
+                .unwrap_or_default();
+            for i in inside {
+                if let Some(cmd) = self.out.commands.get_mut(i) {
+                    if let Some(Substitution::Command { id, executed }) =
+                        &mut cmd.context.substitution
+                    {
+                        if *id == wanted {
+                            *executed = true;
+                        }
+                    }
                 }
             }
         }
@@ -728,11 +916,20 @@ impl<'l> Lowerer<'l> {
                     substitutions,
                     positional,
                     same_shell,
+                    template,
                 } => {
                     self.mark_executed(&substitutions);
-                    let Some(text) = text else {
-                        self.out.dynamic_code.push((index, raw));
-                        continue;
+                    let (text, positional) = match (text, template) {
+                        (Some(text), _) => (text, positional),
+                        (None, template) => {
+                            self.out.dynamic_code.push((index, raw));
+                            // The outer shell fills the unknown parts; the inner one's `$1…`
+                            // are not what the template's `$1…` mean, so none are known.
+                            match template {
+                                Some(t) => (t, None),
+                                None => continue,
+                            }
+                        }
                     };
                     let depth = ctx.ir.depth + 1;
                     if depth > self.limits.max_nesting {
@@ -753,7 +950,7 @@ impl<'l> Lowerer<'l> {
                             positional.map(Vars::with_positional).unwrap_or_default(),
                         ))
                     };
-                    self.script(&text, &base, Some(cmd.stdin.clone()));
+                    self.nested(&text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
                     if let Some(saved) = saved {
                         self.vars = saved;
                     }
@@ -785,15 +982,20 @@ impl<'l> Lowerer<'l> {
             template: (state.dynamic && !state.no_template).then(|| state.template.clone()),
             ..Word::default()
         };
-        if state.dynamic {
+        let expanded = if state.dynamic {
+            None
+        } else {
+            state.chars.expand_with(self.vars.ifs(), MAX_BRACE)
+        };
+        let Some(expanded) = expanded else {
+            // Only known at run time (or too large an expansion to follow).
             let glob = state
                 .chars
                 .0
                 .iter()
                 .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
             return vec![Word { glob, ..base }];
-        }
-        let expanded = state.chars.expand_with(self.vars.ifs(), MAX_BRACE);
+        };
         if expanded.is_empty() {
             // An unquoted expansion of an empty constant: the word disappears.
             return Vec::new();
@@ -808,7 +1010,11 @@ impl<'l> Lowerer<'l> {
                         .all(|c| c.is_ascii_alphanumeric() || "._-/+".contains(c));
                 let obfuscated = plain && raw != value && !raw.contains('{');
                 Word {
-                    shown: if single { base.shown.clone() } else { value.clone() },
+                    shown: if single {
+                        base.shown.clone()
+                    } else {
+                        value.clone()
+                    },
                     static_prefix: value.clone(),
                     glob,
                     obfuscated,
@@ -830,8 +1036,15 @@ impl<'l> Lowerer<'l> {
         let ctx = &deeper;
         let t = text(src, node);
         match node.kind() {
-            "word" | "number" | "brace_expression" | "extglob_pattern" | "special_variable_name"
-            | "variable_name" | "regex" | "test_operator" | "file_descriptor" => {
+            "word"
+            | "number"
+            | "brace_expression"
+            | "extglob_pattern"
+            | "special_variable_name"
+            | "variable_name"
+            | "regex"
+            | "test_operator"
+            | "file_descriptor" => {
                 if quoted {
                     state.literal(t, CharKind::Quoted);
                 } else {
@@ -843,11 +1056,17 @@ impl<'l> Lowerer<'l> {
                 }
             }
             "raw_string" => {
-                let body = t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')).unwrap_or(t);
+                let body = t
+                    .strip_prefix('\'')
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(t);
                 state.literal(body, CharKind::Quoted);
             }
             "ansi_c_string" => {
-                let body = t.strip_prefix("$'").and_then(|s| s.strip_suffix('\'')).unwrap_or(t);
+                let body = t
+                    .strip_prefix("$'")
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(t);
                 state.literal(&decode_ansi_c(body), CharKind::Quoted);
             }
             "string" => self.double_quoted(src, node, ctx, state),
@@ -860,7 +1079,10 @@ impl<'l> Lowerer<'l> {
             }
             "simple_expansion" => self.parameter(t, t.trim_start_matches('$'), "", state, quoted),
             "expansion" => {
-                let body = t.strip_prefix("${").and_then(|s| s.strip_suffix('}')).unwrap_or(t);
+                let body = t
+                    .strip_prefix("${")
+                    .and_then(|s| s.strip_suffix('}'))
+                    .unwrap_or(t);
                 let (name, op) = split_parameter(body);
                 self.parameter(t, name, op, state, quoted);
                 // `${X:-$(cmd)}` runs cmd: lower substitutions hidden in the operator's word.
@@ -870,7 +1092,10 @@ impl<'l> Lowerer<'l> {
                 let id = self.out.command_substitutions.len();
                 self.out.command_substitutions.push(Vec::new());
                 let mut c = ctx.clone();
-                c.ir.substitution = Some(Substitution::Command { id, executed: false });
+                c.ir.substitution = Some(Substitution::Command {
+                    id,
+                    executed: false,
+                });
                 c.ir.pipeline = None;
                 c.ir.background = false;
                 c.stdin = None;
@@ -927,6 +1152,13 @@ impl<'l> Lowerer<'l> {
     }
 
     fn hidden_substitutions(&mut self, src: &str, node: Node, ctx: &Ctx, state: &mut WordState) {
+        if !self.visit(ctx) {
+            state.opaque();
+            return;
+        }
+        let mut deeper = ctx.clone();
+        deeper.tree_depth += 1;
+        let ctx = &deeper;
         let mut cursor = node.walk();
         let children: Vec<Node> = node.named_children(&mut cursor).collect();
         for child in children {
@@ -937,7 +1169,9 @@ impl<'l> Lowerer<'l> {
                     state.substitutions.extend(scratch.substitutions);
                     state.processes.extend(scratch.processes);
                 }
-                _ if child.named_child_count() > 0 => self.hidden_substitutions(src, child, ctx, state),
+                _ if child.named_child_count() > 0 => {
+                    self.hidden_substitutions(src, child, ctx, state)
+                }
                 _ => {}
             }
         }
@@ -980,7 +1214,11 @@ impl<'l> Lowerer<'l> {
         } else {
             None
         };
-        let kind = if quoted { CharKind::Quoted } else { CharKind::Expanded };
+        let kind = if quoted {
+            CharKind::Quoted
+        } else {
+            CharKind::Expanded
+        };
         match known {
             Some(_) if !quoted && self.vars.ifs_unknown => {
                 state.opaque();
@@ -993,7 +1231,11 @@ impl<'l> Lowerer<'l> {
             Some(Value::Fields(fields)) => {
                 for (i, field) in fields.iter().enumerate() {
                     if i > 0 {
-                        let sep = if quoted { CharKind::Break } else { CharKind::Expanded };
+                        let sep = if quoted {
+                            CharKind::Break
+                        } else {
+                            CharKind::Expanded
+                        };
                         state.chars.0.push((' ', sep));
                         state.template.push(' ');
                     }
@@ -1087,34 +1329,16 @@ fn is_statement(kind: &str) -> bool {
 }
 
 fn text<'s>(src: &'s str, node: Node) -> &'s str {
-    src.get(node.start_byte()..node.end_byte()).unwrap_or_default()
+    src.get(node.start_byte()..node.end_byte())
+        .unwrap_or_default()
 }
 
 fn strip(body: &str, tabs: bool) -> String {
     if !tabs {
         return body.to_string();
     }
-    body.lines().map(|l| l.trim_start_matches('\t')).collect::<Vec<_>>().join("\n")
-}
-
-/// A short text near the first syntax error, for the signal's evidence.
-fn error_snippet(src: &str, root: Node) -> String {
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            let start = node.start_byte();
-            let snippet: String = src.get(start..).unwrap_or_default().chars().take(40).collect();
-            return if node.is_missing() {
-                format!("missing {} at byte {start}", node.kind())
-            } else {
-                format!("near byte {start}: {snippet}")
-            };
-        }
-        if node.has_error() {
-            let children: Vec<Node> = node.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
-        }
-    }
-    "syntax error".to_string()
+    body.lines()
+        .map(|l| l.trim_start_matches('\t'))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

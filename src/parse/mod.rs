@@ -4,6 +4,7 @@
 
 mod ir;
 mod lower;
+mod recover;
 pub mod unwrap;
 mod word;
 
@@ -26,6 +27,9 @@ pub struct Limits {
     pub max_nesting: usize,
     /// Wall-clock budget for parsing and lowering, in milliseconds.
     pub max_millis: u64,
+    /// Most pipe operators in one text, counted before parsing: tree-sitter-bash is quadratic
+    /// on some long pipelines (`echo -x | cat | cat …`) and does not stop on time inside them.
+    pub max_pipes: usize,
 }
 
 impl Default for Limits {
@@ -36,6 +40,7 @@ impl Default for Limits {
             max_depth: 256,
             max_nesting: 8,
             max_millis: 1_000,
+            max_pipes: 1_024,
         }
     }
 }

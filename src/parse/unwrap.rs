@@ -26,13 +26,32 @@ pub enum Inner {
         positional: Option<Vec<String>>,
         /// Runs in the current shell (`eval`), so constants carry over.
         same_shell: bool,
+        /// When `text` is `None`: the string with its unknown expansions left as written
+        /// (`bash -c "rm -rf $D"` → `rm -rf $D`), analysed as an approximation.
+        template: Option<String>,
     },
 }
 
 /// Shells whose `-c` string and stdin are shell code.
 pub const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "yash", "posh", "fish", "tcsh",
-    "csh", "ksh93", "pdksh", "lksh", "oksh", "busybox-sh",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "ash",
+    "rbash",
+    "yash",
+    "posh",
+    "fish",
+    "tcsh",
+    "csh",
+    "ksh93",
+    "pdksh",
+    "lksh",
+    "oksh",
+    "busybox-sh",
 ];
 
 /// Everything `cmd` runs, in order.
@@ -50,7 +69,10 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
         "env" => env(args),
         "command" => {
             let at = skip_options(args, "", &[]);
-            if args[..at].iter().any(|w| w.value().is_some_and(|v| v.contains(['v', 'V']))) {
+            if args[..at]
+                .iter()
+                .any(|w| w.value().is_some_and(|v| v.contains(['v', 'V'])))
+            {
                 Vec::new()
             } else {
                 wrap(at)
@@ -69,24 +91,29 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
         }
         "timeout" => wrap(skip_options(args, "sk", &["--signal", "--kill-after"]) + 1),
         "time" => wrap(skip_options(args, "fo", &["--format", "--output"])),
-        "stdbuf" => wrap(skip_options(args, "ioe", &["--input", "--output", "--error"])),
+        "stdbuf" => wrap(skip_options(
+            args,
+            "ioe",
+            &["--input", "--output", "--error"],
+        )),
         "setsid" => wrap(skip_options(args, "", &[])),
         "chroot" => wrap(skip_options(args, "", &["--userspec", "--groups"]) + 1),
         "chrt" | "taskset" => wrap(skip_options(args, "", &[]) + 1),
         "flock" => flock(args),
         "strace" | "ltrace" => wrap(skip_options(args, "abeEIoOpPsSuX", &[])),
-        "unshare" | "nsenter" | "systemd-run" | "firejail" | "bwrap" | "valgrind" => {
-            wrap(skip_options(args, "tSGpMu", &["--uid", "--gid", "--unit", "--property"]))
-        }
+        "unshare" | "nsenter" | "systemd-run" | "firejail" | "bwrap" | "valgrind" => wrap(
+            skip_options(args, "tSGpMu", &["--uid", "--gid", "--unit", "--property"]),
+        ),
         "sshpass" => wrap(skip_options(args, "pfde", &[])),
         "coproc" => coproc(args),
         "watch" => watch(args),
-        "xargs" => xargs(args),
+        "xargs" => xargs(args, &cmd.stdin, analysis),
         "parallel" => parallel(args),
         "find" => find(args),
         "busybox" => wrap(0),
         "script" => script_command(args),
         "eval" => vec![joined(Via::Shell("eval".into()), args, true)],
+        "alias" => alias(args),
         "ssh" => ssh(args),
         "docker" | "podman" | "nerdctl" => container(base, args),
         "kubectl" | "oc" => kubectl(base, args),
@@ -135,7 +162,9 @@ pub fn skip_options(args: &[Word], short_values: &str, long_values: &[&str]) -> 
             return i + 1;
         }
         if let Some(long) = v.strip_prefix("--") {
-            let takes = long_values.iter().any(|l| l.trim_start_matches("--") == long);
+            let takes = long_values
+                .iter()
+                .any(|l| l.trim_start_matches("--") == long);
             i += if takes { 2 } else { 1 };
             continue;
         }
@@ -160,8 +189,17 @@ fn sudo(args: &[Word]) -> Vec<Inner> {
         args,
         "ughpCDrtTUR",
         &[
-            "--user", "--group", "--host", "--prompt", "--close-from", "--chdir", "--role",
-            "--type", "--command-timeout", "--other-user", "--chroot",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--close-from",
+            "--chdir",
+            "--role",
+            "--type",
+            "--command-timeout",
+            "--other-user",
+            "--chroot",
         ],
     );
     let listing = args[..at.min(args.len())]
@@ -208,12 +246,10 @@ fn env(args: &[Word]) -> Vec<Inner> {
         let split = if v == "-S" || v == "--split-string" {
             i += 1;
             args.get(i).and_then(Word::value).map(str::to_string)
-        } else if let Some(rest) = v.strip_prefix("--split-string=") {
-            Some(rest.to_string())
-        } else if let Some(rest) = v.strip_prefix("-S").filter(|r| !r.is_empty()) {
-            Some(rest.to_string())
         } else {
-            None
+            v.strip_prefix("--split-string=")
+                .or_else(|| v.strip_prefix("-S").filter(|r| !r.is_empty()))
+                .map(str::to_string)
         };
         if let Some(s) = split {
             let mut words: Vec<Word> = split_words(&s).iter().map(|t| Word::literal(t)).collect();
@@ -243,7 +279,10 @@ fn env(args: &[Word]) -> Vec<Inner> {
 
 fn flock(args: &[Word]) -> Vec<Inner> {
     let at = skip_options(args, "wE", &["--timeout", "--conflict-exit-code"]);
-    if let Some(pos) = args.iter().position(|w| matches!(w.value(), Some("-c" | "--command"))) {
+    if let Some(pos) = args
+        .iter()
+        .position(|w| matches!(w.value(), Some("-c" | "--command")))
+    {
         if let Some(word) = args.get(pos + 1) {
             return vec![script(Via::Shell("flock -c".into()), word, None, false)];
         }
@@ -262,47 +301,124 @@ fn coproc(args: &[Word]) -> Vec<Inner> {
 }
 
 fn watch(args: &[Word]) -> Vec<Inner> {
-    let exec = args.iter().any(|w| matches!(w.value(), Some("-x" | "--exec")));
+    let exec = args
+        .iter()
+        .any(|w| matches!(w.value(), Some("-x" | "--exec")));
     let at = skip_options(args, "nq", &["--interval", "--differences", "--equexit"]);
     if exec {
         return argv("watch", args, at, false);
     }
-    vec![joined(Via::Shell("watch".into()), args.get(at..).unwrap_or_default(), false)]
+    vec![joined(
+        Via::Shell("watch".into()),
+        args.get(at..).unwrap_or_default(),
+        false,
+    )]
 }
 
-fn xargs(args: &[Word]) -> Vec<Inner> {
+/// `alias name='code'`: the code runs wherever the alias is used, so it is analysed as shell
+/// code (non-interactive bash does not expand aliases by default, but the text says intent).
+fn alias(args: &[Word]) -> Vec<Inner> {
+    args.iter()
+        .filter_map(|w| {
+            let (_, body) = w.value()?.split_once('=')?;
+            let code = Word::literal(body);
+            Some(script(Via::Shell("alias".into()), &code, None, false))
+        })
+        .collect()
+}
+
+/// The argument words `xargs` appends, when static text is piped into it.
+fn xargs_input(stdin: &Stdin, analysis: &Analysis) -> Vec<Word> {
+    piped_text(stdin, analysis)
+        .map(|t| split_words(&t).iter().map(|w| Word::literal(w)).collect())
+        .unwrap_or_default()
+}
+
+fn xargs(args: &[Word], stdin: &Stdin, analysis: &Analysis) -> Vec<Inner> {
+    let replace = args.iter().enumerate().find_map(|(k, w)| {
+        let v = w.value()?;
+        match v {
+            "-I" | "--replace" => args.get(k + 1).and_then(Word::value).map(str::to_string),
+            "-i" => Some("{}".to_string()),
+            _ => v
+                .strip_prefix("-I")
+                .or_else(|| v.strip_prefix("--replace="))
+                .filter(|r| !r.is_empty())
+                .map(str::to_string),
+        }
+    });
     let at = skip_options(
         args,
         "IiLlnPsadEe",
         &[
-            "--max-lines", "--max-args", "--max-procs", "--max-chars", "--arg-file", "--delimiter",
-            "--eof", "--replace", "--process-slot-var",
+            "--max-lines",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--arg-file",
+            "--delimiter",
+            "--eof",
+            "--replace",
+            "--process-slot-var",
         ],
     );
     if at >= args.len() {
         return Vec::new();
     }
-    argv("xargs", args, at, true)
+    let input = xargs_input(stdin, analysis);
+    let mut words: Vec<Word> = args.get(at..).unwrap_or_default().to_vec();
+    match (&replace, input.first()) {
+        (Some(r), Some(first)) => {
+            for w in &mut words {
+                if let (Some(v), Some(with)) = (w.value(), first.value()) {
+                    if v.contains(r.as_str()) {
+                        *w = Word::literal(&v.replace(r.as_str(), with));
+                    }
+                }
+            }
+        }
+        (None, _) => words.extend(input),
+        _ => {}
+    }
+    argv("xargs", &words, 0, true)
 }
 
 fn parallel(args: &[Word]) -> Vec<Inner> {
-    let at = skip_options(args, "jSInNxXE", &["--jobs", "--sshlogin", "--results", "--joblog"]);
+    let at = skip_options(
+        args,
+        "jSInNxXE",
+        &["--jobs", "--sshlogin", "--results", "--joblog"],
+    );
     let end = args
         .iter()
         .position(|w| matches!(w.value(), Some(":::" | "::::" | ":::+" | "::::+")))
         .unwrap_or(args.len());
+    let inputs: Vec<Word> = args
+        .get(end..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|w| !matches!(w.value(), Some(":::" | "::::" | ":::+" | "::::+")))
+        .cloned()
+        .collect();
     let words = args.get(at..end).unwrap_or_default();
     if words.len() == 1 && words[0].value().is_some_and(|v| v.contains(' ')) {
-        return vec![joined(Via::Shell("parallel".into()), words, false)];
+        let mut code = words.to_vec();
+        code.extend(inputs);
+        return vec![joined(Via::Shell("parallel".into()), &code, false)];
     }
-    argv("parallel", words, 0, true)
+    let mut words = words.to_vec();
+    words.extend(inputs);
+    argv("parallel", &words, 0, true)
 }
 
 fn find(args: &[Word]) -> Vec<Inner> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
-        if matches!(args[i].value(), Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
+        if matches!(
+            args[i].value(),
+            Some("-exec" | "-execdir" | "-ok" | "-okdir")
+        ) {
             let start = i + 1;
             let mut end = start;
             while end < args.len() && !matches!(args[end].value(), Some(";" | "+")) {
@@ -310,7 +426,13 @@ fn find(args: &[Word]) -> Vec<Inner> {
             }
             let words: Vec<Word> = args[start..end]
                 .iter()
-                .map(|w| if w.value() == Some("{}") { Word::unknown("{}") } else { w.clone() })
+                .map(|w| {
+                    if w.value() == Some("{}") {
+                        Word::unknown("{}")
+                    } else {
+                        w.clone()
+                    }
+                })
                 .collect();
             out.extend(argv("find -exec", &words, 0, true));
             i = end;
@@ -321,7 +443,10 @@ fn find(args: &[Word]) -> Vec<Inner> {
 }
 
 fn script_command(args: &[Word]) -> Vec<Inner> {
-    match args.iter().position(|w| matches!(w.value(), Some("-c" | "--command"))) {
+    match args
+        .iter()
+        .position(|w| matches!(w.value(), Some("-c" | "--command")))
+    {
         Some(pos) => match args.get(pos + 1) {
             Some(word) => vec![script_word(Via::Shell("script -c".into()), word)],
             None => Vec::new(),
@@ -352,7 +477,17 @@ fn container(base: &str, args: &[Word]) -> Vec<Inner> {
         return Vec::new();
     }
     let rest = args.get(1..).unwrap_or_default();
-    let at = skip_options(rest, "euw", &["--env", "--env-file", "--user", "--workdir", "--detach-keys"]);
+    let at = skip_options(
+        rest,
+        "euw",
+        &[
+            "--env",
+            "--env-file",
+            "--user",
+            "--workdir",
+            "--detach-keys",
+        ],
+    );
     let words = rest.get(at + 1..).unwrap_or_default().to_vec();
     if words.is_empty() {
         return Vec::new();
@@ -406,7 +541,11 @@ fn shell(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
             let letters = &v[1..];
             c_flag |= letters.contains('c');
             s_flag |= letters.contains('s');
-            i += if letters.ends_with('o') || letters.ends_with('O') { 2 } else { 1 };
+            i += if letters.ends_with('o') || letters.ends_with('O') {
+                2
+            } else {
+                1
+            };
             continue;
         }
         break;
@@ -444,6 +583,7 @@ fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<Inner> {
                     substitutions: Vec::new(),
                     positional: None,
                     same_shell: false,
+                    template: None,
                 }],
                 None => Vec::new(),
             };
@@ -451,6 +591,10 @@ fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<Inner> {
         _ => return Vec::new(),
     };
     let raw = text.clone().unwrap_or_default();
+    let template = match stdin {
+        Stdin::HereString(w) => w.template.clone(),
+        _ => None,
+    };
     vec![Inner::Script {
         via,
         text,
@@ -458,25 +602,37 @@ fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<Inner> {
         substitutions: Vec::new(),
         positional: None,
         same_shell: false,
+        template,
     }]
 }
 
 /// The static text that `echo`/`printf` stages write into a pipe, if that is all that feeds it.
 pub fn piped_text(stdin: &Stdin, analysis: &Analysis) -> Option<String> {
-    let Stdin::Pipe { pipeline, stage } = stdin else {
-        return None;
-    };
-    let previous = analysis.pipelines.get(*pipeline)?.stages.get(stage.checked_sub(1)?)?;
-    let first = analysis.commands.get(*previous.first()?)?;
-    if first.is(&["cat"]) && first.args.is_empty() {
-        return match &first.stdin {
-            Stdin::Heredoc { text } => text.clone(),
-            Stdin::HereString(w) => w.value().map(|v| format!("{v}\n")),
-            other => piped_text(other, analysis),
+    let mut stdin = stdin;
+    for _ in 0..MAX_CAT_HOPS {
+        let Stdin::Pipe { pipeline, stage } = stdin else {
+            return None;
         };
+        let previous = analysis
+            .pipelines
+            .get(*pipeline)?
+            .stages
+            .get(stage.checked_sub(1)?)?;
+        let first = analysis.commands.get(*previous.first()?)?;
+        if !(first.is(&["cat"]) && first.args.is_empty()) {
+            return echoed(first);
+        }
+        match &first.stdin {
+            Stdin::Heredoc { text } => return text.clone(),
+            Stdin::HereString(w) => return w.value().map(|v| format!("{v}\n")),
+            other => stdin = other,
+        }
     }
-    echoed(first)
+    None
 }
+
+/// How many plain `cat` stages `piped_text` looks back through (`echo x | cat | cat | sh`).
+const MAX_CAT_HOPS: usize = 16;
 
 /// What `echo ARGS` or `printf FMT ARGS` prints, when static.
 pub fn echoed(cmd: &Command) -> Option<String> {
@@ -539,7 +695,15 @@ fn printf(format: &str, args: &[&str]) -> String {
 /// Words joined by spaces as a shell string (`eval a b`, `ssh host a b`, `watch a b`).
 fn joined(via: Via, words: &[Word], same_shell: bool) -> Inner {
     let values: Option<Vec<&str>> = words.iter().map(Word::value).collect();
-    let raw = words.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" ");
+    let raw = words
+        .iter()
+        .map(|w| w.raw.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let templates: Option<Vec<&str>> = words
+        .iter()
+        .map(|w| w.value().or(w.template.as_deref()))
+        .collect();
     Inner::Script {
         via,
         text: values.map(|v| v.join(" ")),
@@ -547,6 +711,7 @@ fn joined(via: Via, words: &[Word], same_shell: bool) -> Inner {
         substitutions: words.iter().flat_map(|w| w.substitutions.clone()).collect(),
         positional: None,
         same_shell,
+        template: templates.map(|t| t.join(" ")),
     }
 }
 
@@ -558,6 +723,7 @@ fn script(via: Via, word: &Word, positional: Option<Vec<String>>, same_shell: bo
         substitutions: word.substitutions.clone(),
         positional,
         same_shell,
+        template: word.template.clone(),
     }
 }
 

@@ -102,27 +102,45 @@ impl Chars {
         self.0.extend(text.chars().map(|c| (c, kind)));
     }
 
-    /// Splits into fields (on whitespace from expansions), then brace-expands each field.
-    /// Returns at most `max` values.
-    pub fn expand(&self, max: usize) -> Vec<(String, bool)> {
-        self.expand_with(DEFAULT_IFS, max)
-    }
-
-    /// As `expand`, splitting expansions on the characters of `ifs`.
-    pub fn expand_with(&self, ifs: &str, max: usize) -> Vec<(String, bool)> {
+    /// Splits into fields (expansions on the characters of `ifs`, `Break` always), then
+    /// brace-expands each field. Returns at most `max` values, each with its glob flag, or
+    /// `None` when the expansion is larger than the budget (the word is then unknown).
+    pub fn expand_with(&self, ifs: &str, max: usize) -> Option<Vec<(String, bool)>> {
+        let mut budget = Budget {
+            words: max,
+            chars: MAX_EXPANDED_CHARS,
+        };
         let mut out = Vec::new();
         for field in split_fields(&self.0, ifs) {
-            for expanded in brace_expand(&field, max) {
+            for expanded in brace_expand(&field, &mut budget, 0)? {
                 let glob = expanded
                     .iter()
                     .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
                 out.push((expanded.iter().map(|(c, _)| *c).collect(), glob));
-                if out.len() >= max {
-                    return out;
+                if out.len() > max {
+                    return None;
                 }
             }
         }
-        out
+        Some(out)
+    }
+}
+
+/// Most characters one word's brace expansion may produce (and build on the way).
+const MAX_EXPANDED_CHARS: usize = 64 * 1024;
+/// Most brace groups expanded inside one another in one word.
+const MAX_BRACE_GROUPS: usize = 32;
+
+/// What one word's brace expansion may still produce.
+struct Budget {
+    words: usize,
+    chars: usize,
+}
+
+impl Budget {
+    fn charge(&mut self, chars: usize) -> Option<()> {
+        self.chars = self.chars.checked_sub(chars)?;
+        Some(())
     }
 }
 
@@ -130,8 +148,9 @@ impl Chars {
 pub const DEFAULT_IFS: &str = " \t\n";
 
 fn split_fields(chars: &[(char, CharKind)], ifs: &str) -> Vec<Vec<(char, CharKind)>> {
-    let splits =
-        |&(c, k): &(char, CharKind)| k == CharKind::Break || k == CharKind::Expanded && ifs.contains(c);
+    let splits = |&(c, k): &(char, CharKind)| {
+        k == CharKind::Break || k == CharKind::Expanded && ifs.contains(c)
+    };
     if !chars.iter().any(splits) {
         return vec![chars.to_vec()];
     }
@@ -142,10 +161,21 @@ fn split_fields(chars: &[(char, CharKind)], ifs: &str) -> Vec<Vec<(char, CharKin
         .collect()
 }
 
+type Field = Vec<(char, CharKind)>;
+
 /// Bash brace expansion over unquoted braces: `{a,b}` and `{1..3}`/`{a..c}` sequences.
-pub fn brace_expand(chars: &[(char, CharKind)], max: usize) -> Vec<Vec<(char, CharKind)>> {
+/// `None` when the result would exceed `budget` or nest more than `MAX_BRACE_GROUPS` deep.
+fn brace_expand(
+    chars: &[(char, CharKind)],
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Vec<Field>> {
+    if depth > MAX_BRACE_GROUPS {
+        return None;
+    }
+    budget.charge(chars.len())?;
     let Some((open, close, alternatives)) = find_brace(chars) else {
-        return vec![chars.to_vec()];
+        return Some(vec![chars.to_vec()]);
     };
     let prefix = &chars[..open];
     let suffix = &chars[close + 1..];
@@ -154,56 +184,59 @@ pub fn brace_expand(chars: &[(char, CharKind)], max: usize) -> Vec<Vec<(char, Ch
         let mut combined = prefix.to_vec();
         combined.extend(alt);
         combined.extend_from_slice(suffix);
-        for expanded in brace_expand(&combined, max) {
+        for expanded in brace_expand(&combined, budget, depth + 1)? {
             out.push(expanded);
-            if out.len() >= max {
-                return out;
+            if out.len() > budget.words {
+                return None;
             }
         }
     }
-    out
+    Some(out)
 }
 
 type Alternatives = Vec<Vec<(char, CharKind)>>;
 
-/// Finds the first unquoted `{…}` that expands, returning its bounds and alternatives.
+/// Finds the leftmost unquoted `{…}` that expands (a comma list or a sequence), returning its
+/// bounds and alternatives. One pass with a stack, so unbalanced braces stay linear.
 fn find_brace(chars: &[(char, CharKind)]) -> Option<(usize, usize, Alternatives)> {
-    let literal = |i: usize, ch: char| chars.get(i).is_some_and(|&(c, k)| c == ch && k == CharKind::Literal);
-    let mut start = 0;
-    while start < chars.len() {
-        if literal(start, '{') && !(start > 0 && literal(start - 1, '$')) {
-            let mut depth = 0usize;
-            let mut commas = Vec::new();
-            for i in start..chars.len() {
-                if literal(i, '{') {
-                    depth += 1;
-                } else if literal(i, '}') {
-                    depth -= 1;
-                    if depth == 0 {
-                        let inner = &chars[start + 1..i];
-                        if !commas.is_empty() {
-                            let mut alts = Vec::new();
-                            let mut from = start + 1;
-                            for &c in &commas {
-                                alts.push(chars[from..c].to_vec());
-                                from = c + 1;
-                            }
-                            alts.push(chars[from..i].to_vec());
-                            return Some((start, i, alts));
-                        }
-                        if let Some(seq) = sequence(inner) {
-                            return Some((start, i, seq));
-                        }
-                        break;
-                    }
-                } else if depth == 1 && literal(i, ',') {
-                    commas.push(i);
-                }
+    let literal = |i: usize, ch: char| {
+        chars
+            .get(i)
+            .is_some_and(|&(c, k)| c == ch && k == CharKind::Literal)
+    };
+    // Open braces: (position, commas directly inside).
+    let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut best: Option<(usize, usize, Vec<usize>)> = None;
+    for i in 0..chars.len() {
+        if literal(i, '{') && !(i > 0 && literal(i - 1, '$')) {
+            open.push((i, Vec::new()));
+        } else if literal(i, ',') {
+            if let Some((_, commas)) = open.last_mut() {
+                commas.push(i);
+            }
+        } else if literal(i, '}') {
+            let Some((start, commas)) = open.pop() else {
+                continue;
+            };
+            let expands =
+                !commas.is_empty() || i - start <= 64 && sequence(&chars[start + 1..i]).is_some();
+            if expands && best.as_ref().is_none_or(|(b, _, _)| start < *b) {
+                best = Some((start, i, commas));
             }
         }
-        start += 1;
     }
-    None
+    let (start, end, commas) = best?;
+    if commas.is_empty() {
+        return Some((start, end, sequence(&chars[start + 1..end])?));
+    }
+    let mut alts = Vec::new();
+    let mut from = start + 1;
+    for c in commas {
+        alts.push(chars[from..c].to_vec());
+        from = c + 1;
+    }
+    alts.push(chars[from..end].to_vec());
+    Some((start, end, alts))
 }
 
 /// `{1..5}`, `{05..10..2}`, `{a..e}` as alternatives; `None` when not a sequence.
@@ -217,7 +250,11 @@ fn sequence(inner: &[(char, CharKind)]) -> Option<Alternatives> {
         Some(s) => s.parse::<i64>().ok()?.abs().max(1),
         None => 1,
     };
-    let lit = |s: String| s.chars().map(|c| (c, CharKind::Literal)).collect::<Vec<_>>();
+    let lit = |s: String| {
+        s.chars()
+            .map(|c| (c, CharKind::Literal))
+            .collect::<Vec<_>>()
+    };
     if let (Ok(a), Ok(b)) = (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
         let count = (a - b).unsigned_abs() / step as u64;
         if count > 4096 {
@@ -375,7 +412,11 @@ mod tests {
     fn expand(text: &str) -> Vec<String> {
         let mut c = Chars::default();
         c.push_str(text, CharKind::Literal);
-        c.expand(256).into_iter().map(|(s, _)| s).collect()
+        c.expand_with(DEFAULT_IFS, 256)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect()
     }
 
     #[test]

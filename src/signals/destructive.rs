@@ -5,6 +5,7 @@
 use super::paths::{is_block_device, is_system_path, normalize};
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Command, Word};
+use std::collections::HashMap;
 
 macro_rules! spec {
     ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
@@ -18,8 +19,13 @@ macro_rules! spec {
     };
 }
 
-spec!(RM_RECURSIVE_FORCE, "RM_RECURSIVE_FORCE", High, "recursive delete",
-    "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper.");
+spec!(
+    RM_RECURSIVE_FORCE,
+    "RM_RECURSIVE_FORCE",
+    High,
+    "recursive delete",
+    "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper."
+);
 spec!(DELETE_ROOT_PATH, "DELETE_ROOT_PATH", Critical, "recursive delete of a system/root path",
     "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first.");
 spec!(UNRESOLVED_VARIABLE_IN_PATH, "UNRESOLVED_VARIABLE_IN_PATH", Critical,
@@ -31,20 +37,50 @@ spec!(REDIRECT_BLOCK_DEVICE, "DD_WRITE_BLOCK_DEVICE", Critical, "redirect overwr
     "An output redirection (`>`, `>>`, `&>`, `<>`), `tee`, `cp` or `cat >` whose target is a block device, quoted or not.");
 spec!(MKFS_FILESYSTEM, "MKFS_FILESYSTEM", Critical, "filesystem creation destroys existing data",
     "`mkfs` in every spelling (`mkfs.ext4`, `mkfs.ext3`, `mkfs.fat` …), `mke2fs`, `mkswap`, `wipefs`, or a partition-table writer (`fdisk`, `sfdisk`, `sgdisk`, `parted`) that is not only listing, `blkdiscard`, `shred` of a device.");
-spec!(CHMOD_SYSTEM, "CHMOD_RECURSIVE_SYSTEM_PATH", Critical, "recursive permission change on a system path",
-    "`chmod -R` on `/`, a system directory or a glob sweeping one.");
-spec!(CHMOD_RECURSIVE, "CHMOD_RECURSIVE_SYSTEM_PATH", Medium, "recursive permission change",
-    "`chmod -R` on a path that is not a system path.");
-spec!(CHOWN_SYSTEM, "CHOWN_RECURSIVE_SYSTEM_PATH", Critical, "recursive permission change on a system path",
-    "`chown -R`/`chgrp -R` on `/`, a system directory or a glob sweeping one.");
-spec!(CHOWN_RECURSIVE, "CHOWN_RECURSIVE_SYSTEM_PATH", Medium, "recursive permission change",
-    "`chown -R`/`chgrp -R` on a path that is not a system path.");
-spec!(SUDO_PRIVILEGE_ESCALATION, "SUDO_PRIVILEGE_ESCALATION", High, "privilege escalation",
-    "`sudo`, `doas`, `su`, `pkexec`, `runuser`. The command they run is analysed as well.");
+spec!(
+    CHMOD_SYSTEM,
+    "CHMOD_RECURSIVE_SYSTEM_PATH",
+    Critical,
+    "recursive permission change on a system path",
+    "`chmod -R` on `/`, a system directory or a glob sweeping one."
+);
+spec!(
+    CHMOD_RECURSIVE,
+    "CHMOD_RECURSIVE_SYSTEM_PATH",
+    Medium,
+    "recursive permission change",
+    "`chmod -R` on a path that is not a system path."
+);
+spec!(
+    CHOWN_SYSTEM,
+    "CHOWN_RECURSIVE_SYSTEM_PATH",
+    Critical,
+    "recursive permission change on a system path",
+    "`chown -R`/`chgrp -R` on `/`, a system directory or a glob sweeping one."
+);
+spec!(
+    CHOWN_RECURSIVE,
+    "CHOWN_RECURSIVE_SYSTEM_PATH",
+    Medium,
+    "recursive permission change",
+    "`chown -R`/`chgrp -R` on a path that is not a system path."
+);
+spec!(
+    SUDO_PRIVILEGE_ESCALATION,
+    "SUDO_PRIVILEGE_ESCALATION",
+    High,
+    "privilege escalation",
+    "`sudo`, `doas`, `su`, `pkexec`, `runuser`. The command they run is analysed as well."
+);
 spec!(SYSTEMCTL_STOP_SERVICE, "SYSTEMCTL_STOP_SERVICE", High, "service stop/restart/disable",
     "`systemctl`/`service` with `stop`, `restart`, `disable`, `mask` or `kill`; also `halt`, `poweroff`, `reboot`, `shutdown` and `init 0|6`.");
-spec!(KILL_SIGNAL, "KILL_SIGNAL", Medium, "process termination",
-    "`kill`, `pkill`, `killall` with any arguments.");
+spec!(
+    KILL_SIGNAL,
+    "KILL_SIGNAL",
+    Medium,
+    "process termination",
+    "`kill`, `pkill`, `killall` with any arguments."
+);
 spec!(PACKAGE_REMOVE, "PACKAGE_REMOVE", Medium, "package removal",
     "A package manager removing packages: `apt`/`apt-get`/`yum`/`dnf`/`zypper` `remove|purge|erase|autoremove`, `apk del`, `pacman -R`, `snap remove`, `pip uninstall`, `npm uninstall -g`, `dpkg -r|-P`, `rpm -e`.");
 
@@ -65,9 +101,16 @@ pub static SPECS: &[&Spec] = &[
     &PACKAGE_REMOVE,
 ];
 
+/// `systemctl`/`service` verbs that stop a service or the machine.
+const SERVICE_STOPS: &[&str] = &[
+    "stop", "restart", "disable", "mask", "kill", "halt", "poweroff", "reboot",
+];
+
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
+    let cwds = working_dirs(a);
     for (i, cmd) in a.commands.iter().enumerate() {
-        rm(a, i, cmd, out);
+        let cwd = cwds.get(i).cloned().flatten();
+        rm(a, i, cmd, cwd.as_deref(), out);
         find_delete(i, cmd, out);
         block_device_writes(i, cmd, out);
         let Some(base) = cmd.base() else { continue };
@@ -78,10 +121,8 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             "sudo" | "doas" | "su" | "pkexec" | "runuser" | "sudo-rs" => {
                 out.push(SUDO_PRIVILEGE_ESCALATION.on(i, cmd, Vec::new()))
             }
-            "systemctl" | "service" => {
-                if cmd.has_any_arg(&["stop", "restart", "disable", "mask", "kill", "halt", "poweroff", "reboot"]) {
-                    out.push(SYSTEMCTL_STOP_SERVICE.on(i, cmd, args(cmd)));
-                }
+            "systemctl" | "service" if cmd.has_any_arg(SERVICE_STOPS) => {
+                out.push(SYSTEMCTL_STOP_SERVICE.on(i, cmd, args(cmd)))
             }
             "halt" | "poweroff" | "reboot" | "shutdown" => {
                 out.push(SYSTEMCTL_STOP_SERVICE.on(i, cmd, args(cmd)))
@@ -105,30 +146,47 @@ fn is_recursive(cmd: &Command) -> bool {
     cmd.has_flag('r', "--recursive") || cmd.has_flag('R', "--recursive")
 }
 
-/// The working directory a relative operand resolves against, when an earlier `cd` in the
-/// same text set it statically.
-fn cwd_before(a: &Analysis, index: usize) -> Option<String> {
-    let cmd = a.commands.get(index)?;
-    a.commands[..index]
-        .iter()
-        .rev()
-        .filter(|c| c.context.depth == cmd.context.depth && c.context.substitution.is_none())
-        .find(|c| c.is(&["cd", "pushd"]))
-        .and_then(|c| c.operands().first().and_then(|w| w.value()).map(str::to_string))
+/// For each command, the working directory an earlier `cd`/`pushd` at the same nesting level set
+/// statically (`cd` alone is `~`), in one pass over the text.
+fn working_dirs(a: &Analysis) -> Vec<Option<String>> {
+    let mut last: HashMap<usize, Option<String>> = HashMap::new();
+    let mut out = Vec::with_capacity(a.commands.len());
+    for c in &a.commands {
+        let depth = c.context.depth;
+        let current = last.get(&depth).cloned().flatten();
+        out.push(current.clone());
+        if c.context.substitution.is_none() && c.is(&["cd", "pushd"]) {
+            let operands = c.operands();
+            let dir = match operands.first() {
+                None => Some("~".to_string()),
+                Some(w) => w
+                    .value()
+                    .filter(|v| *v != "-")
+                    .map(|v| join(current.as_deref(), v)),
+            };
+            last.insert(depth, dir);
+        }
+    }
+    out
+}
+
+/// `dir` resolved against `base` when relative.
+fn join(base: Option<&str>, dir: &str) -> String {
+    match base {
+        Some(b) if !dir.starts_with('/') && !dir.starts_with('~') => format!("{b}/{dir}"),
+        _ => dir.to_string(),
+    }
 }
 
 /// The path an operand names, resolved against a known `cd` for relative operands.
-fn resolved(a: &Analysis, index: usize, value: &str) -> String {
-    if value.starts_with('/') || value.starts_with('~') {
-        return value.to_string();
-    }
-    match cwd_before(a, index) {
-        Some(dir) if dir.starts_with('/') || dir.starts_with('~') => format!("{dir}/{value}"),
+fn resolved(cwd: Option<&str>, value: &str) -> String {
+    match cwd {
+        Some(dir) if dir.starts_with('/') || dir.starts_with('~') => join(Some(dir), value),
         _ => value.to_string(),
     }
 }
 
-fn rm(a: &Analysis, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Signal>) {
     if !cmd.is(&["rm"]) || !is_recursive(cmd) {
         return;
     }
@@ -136,7 +194,7 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     out.push(RM_RECURSIVE_FORCE.on(i, cmd, operands.iter().map(|w| w.shown.clone()).collect()));
     for w in &operands {
         if let Some(v) = w.value() {
-            let path = resolved(a, i, v);
+            let path = resolved(cwd, v);
             if is_system_path(&path) {
                 out.push(DELETE_ROOT_PATH.on(i, cmd, vec![w.shown.clone()]));
             }
@@ -161,7 +219,10 @@ fn sweeps_root(w: &Word) -> bool {
 fn find_roots(cmd: &Command) -> Vec<&Word> {
     cmd.args
         .iter()
-        .take_while(|w| w.value().is_none_or(|v| !v.starts_with('-') && v != "(" && v != "!"))
+        .take_while(|w| {
+            w.value()
+                .is_none_or(|v| !v.starts_with('-') && v != "(" && v != "!")
+        })
         .collect()
 }
 
@@ -169,7 +230,10 @@ fn wrapped_by_find_on_system(a: &Analysis, cmd: &Command) -> bool {
     let Some(outer) = cmd.context.wrapped_by.and_then(|i| a.commands.get(i)) else {
         return false;
     };
-    outer.is(&["find"]) && find_roots(outer).iter().any(|w| w.value().is_some_and(is_system_path))
+    outer.is(&["find"])
+        && find_roots(outer)
+            .iter()
+            .any(|w| w.value().is_some_and(is_system_path))
 }
 
 fn find_delete(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
@@ -215,7 +279,13 @@ fn block_device_writes(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     }
 }
 
-fn recursive_mode(i: usize, cmd: &Command, system: &'static Spec, plain: &'static Spec, out: &mut Vec<Signal>) {
+fn recursive_mode(
+    i: usize,
+    cmd: &Command,
+    system: &'static Spec,
+    plain: &'static Spec,
+    out: &mut Vec<Signal>,
+) {
     // `chmod -r` removes read permission; only `-R` recurses for chmod/chown/chgrp.
     if !cmd.has_flag('R', "--recursive") {
         return;
@@ -238,13 +308,21 @@ fn is_mkfs(base: &str, cmd: &Command) -> bool {
         "fdisk" | "sfdisk" | "sgdisk" | "parted" | "gdisk" | "cfdisk" => {
             !cmd.has_any_arg(&["-l", "--list", "-p", "--print"]) && !cmd.operands().is_empty()
         }
-        "shred" => cmd.operands().iter().any(|w| w.value().is_some_and(is_block_device)),
+        "shred" => cmd
+            .operands()
+            .iter()
+            .any(|w| w.value().is_some_and(is_block_device)),
         _ => false,
     }
 }
 
 fn is_package_remove(base: &str, cmd: &Command) -> bool {
-    let sub = |words: &[&str]| cmd.operands().first().and_then(|w| w.value()).is_some_and(|v| words.contains(&v));
+    let sub = |words: &[&str]| {
+        cmd.operands()
+            .first()
+            .and_then(|w| w.value())
+            .is_some_and(|v| words.contains(&v))
+    };
     match base {
         "apt" | "apt-get" | "aptitude" | "yum" | "dnf" | "zypper" | "microdnf" => {
             cmd.has_any_arg(&["remove", "purge", "erase", "autoremove", "uninstall", "rm"])
@@ -253,7 +331,9 @@ fn is_package_remove(base: &str, cmd: &Command) -> bool {
         "snap" | "flatpak" | "brew" | "port" => cmd.has_any_arg(&["remove", "uninstall", "rm"]),
         "pip" | "pip3" | "pipx" | "gem" | "cargo" => sub(&["uninstall"]),
         "npm" | "pnpm" | "yarn" => sub(&["uninstall", "remove", "rm", "un", "r"]),
-        "pacman" | "yay" => cmd.short_flags().contains('R') && cmd.option_args().any(|a| !a.starts_with("--")),
+        "pacman" | "yay" => {
+            cmd.short_flags().contains('R') && cmd.option_args().any(|a| !a.starts_with("--"))
+        }
         "dpkg" => cmd.has_flag('r', "--remove") || cmd.has_flag('P', "--purge"),
         "rpm" => cmd.has_flag('e', "--erase"),
         _ => false,

@@ -6,6 +6,7 @@
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::unwrap::{piped_text, SHELLS};
 use crate::parse::{Analysis, Command, Stdin, Substitution, Word};
+use std::collections::HashSet;
 
 macro_rules! spec {
     ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
@@ -40,18 +41,56 @@ pub static SPECS: &[&Spec] = &[
 
 /// Interpreters that run a program read from stdin or given with `-c`/`-e`.
 pub const INTERPRETERS: &[&str] = &[
-    "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit",
-    "tclsh", "wish", "Rscript", "pwsh", "powershell", "osascript", "deno", "bun", "jshell",
-    "irb", "groovy", "guile", "sbcl", "julia",
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "Rscript",
+    "pwsh",
+    "powershell",
+    "osascript",
+    "deno",
+    "bun",
+    "jshell",
+    "irb",
+    "groovy",
+    "guile",
+    "sbcl",
+    "julia",
 ];
 
 pub fn is_interpreter(base: &str) -> bool {
     INTERPRETERS.contains(&base)
-        || base.strip_prefix("python").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        || base
+            .strip_prefix("python")
+            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
 fn is_downloader(cmd: &Command) -> bool {
-    cmd.is(&["curl", "wget", "fetch", "aria2c", "http", "https", "lwp-request", "lwp-download", "GET", "wget2", "curlie", "xh", "tftp", "ftp"])
+    cmd.is(&[
+        "curl",
+        "wget",
+        "fetch",
+        "aria2c",
+        "http",
+        "https",
+        "lwp-request",
+        "lwp-download",
+        "GET",
+        "wget2",
+        "curlie",
+        "xh",
+        "tftp",
+        "ftp",
+    ])
 }
 
 fn is_decoder(cmd: &Command) -> bool {
@@ -68,7 +107,14 @@ fn is_decoder(cmd: &Command) -> bool {
 /// True when `cmd` runs code it reads from stdin.
 fn reads_code_from_stdin(cmd: &Command) -> bool {
     let Some(base) = cmd.base() else { return false };
-    if SHELLS.contains(&base) || base == "busybox" && cmd.args.first().and_then(Word::value).is_some_and(|a| SHELLS.contains(&a)) {
+    if SHELLS.contains(&base)
+        || base == "busybox"
+            && cmd
+                .args
+                .first()
+                .and_then(Word::value)
+                .is_some_and(|a| SHELLS.contains(&a))
+    {
         let letters = cmd.short_flags();
         if letters.contains('c') {
             return false;
@@ -76,14 +122,22 @@ fn reads_code_from_stdin(cmd: &Command) -> bool {
         return cmd.operands().is_empty() || letters.contains('s') || operand_is_stdin(cmd);
     }
     if is_interpreter(base) {
-        let code_flag = cmd.option_args().any(|a| matches!(a, "-c" | "-e" | "-E" | "-r" | "--eval" | "-m" | "-p" | "--print"));
+        let code_flag = cmd.option_args().any(|a| {
+            matches!(
+                a,
+                "-c" | "-e" | "-E" | "-r" | "--eval" | "-m" | "-p" | "--print"
+            )
+        });
         return !code_flag && (cmd.operands().is_empty() || operand_is_stdin(cmd));
     }
     matches!(base, "source" | ".") && operand_is_stdin(cmd)
 }
 
 fn operand_is_stdin(cmd: &Command) -> bool {
-    cmd.operands().first().and_then(|w| w.value()).is_some_and(|v| matches!(v, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
+    cmd.operands()
+        .first()
+        .and_then(|w| w.value())
+        .is_some_and(|v| matches!(v, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
 }
 
 /// True when `cmd` runs code from a file operand (a script path or a process substitution).
@@ -91,25 +145,91 @@ fn reads_code_from_operand(cmd: &Command) -> bool {
     let Some(base) = cmd.base() else { return false };
     (SHELLS.contains(&base) && !cmd.short_flags().contains('c'))
         || matches!(base, "source" | ".")
-        || is_interpreter(base) && !cmd.option_args().any(|a| matches!(a, "-c" | "-e" | "--eval"))
+        || is_interpreter(base)
+            && !cmd
+                .option_args()
+                .any(|a| matches!(a, "-c" | "-e" | "--eval"))
+}
+
+/// For each pipeline and stage, the first downloader and the first decoder in earlier stages,
+/// and whether any command is there: one pass, so long pipelines stay linear.
+struct Upstream {
+    by_pipeline: Vec<Vec<Feeds>>,
+}
+
+/// The first downloader, the first decoder, and whether anything runs before a stage.
+type Feeds = (Option<usize>, Option<usize>, bool);
+
+impl Upstream {
+    fn new(a: &Analysis) -> Self {
+        let by_pipeline = a
+            .pipelines
+            .iter()
+            .map(|p| {
+                let mut acc = (None, None, false);
+                let mut stages = Vec::with_capacity(p.stages.len());
+                for stage in &p.stages {
+                    stages.push(acc);
+                    for &c in stage {
+                        let Some(cmd) = a.commands.get(c) else {
+                            continue;
+                        };
+                        acc.2 = true;
+                        if acc.0.is_none() && is_downloader(cmd) {
+                            acc.0 = Some(c);
+                        }
+                        if acc.1.is_none() && is_decoder(cmd) {
+                            acc.1 = Some(c);
+                        }
+                    }
+                }
+                stages
+            })
+            .collect();
+        Upstream { by_pipeline }
+    }
+
+    fn before(&self, stdin: &Stdin) -> Feeds {
+        match stdin {
+            Stdin::Pipe { pipeline, stage } => self
+                .by_pipeline
+                .get(*pipeline)
+                .and_then(|p| p.get(*stage))
+                .copied()
+                .unwrap_or_default(),
+            _ => (None, None, false),
+        }
+    }
 }
 
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
+    let upstream = Upstream::new(a);
     for (i, cmd) in a.commands.iter().enumerate() {
         let mut feeders: Vec<usize> = Vec::new();
         let mut from_pipe = false;
         if reads_code_from_stdin(cmd) {
-            let upstream = a.upstream(cmd);
-            from_pipe = !upstream.is_empty();
-            feeders.extend(upstream);
+            let (downloader, decoder, any) = upstream.before(&cmd.stdin);
+            from_pipe = any;
+            feeders.extend(downloader);
+            feeders.extend(decoder);
             if let Stdin::Process { id } = cmd.stdin {
-                feeders.extend(a.process_substitutions.get(id).map(|p| p.commands.clone()).unwrap_or_default());
+                feeders.extend(
+                    a.process_substitutions
+                        .get(id)
+                        .map(|p| p.commands.clone())
+                        .unwrap_or_default(),
+                );
             }
         }
         if reads_code_from_operand(cmd) {
             if let Some(first) = cmd.operands().first() {
                 for id in &first.processes {
-                    feeders.extend(a.process_substitutions.get(*id).map(|p| p.commands.clone()).unwrap_or_default());
+                    feeders.extend(
+                        a.process_substitutions
+                            .get(*id)
+                            .map(|p| p.commands.clone())
+                            .unwrap_or_default(),
+                    );
                 }
             }
         }
@@ -150,7 +270,11 @@ fn interpreter_code_substitution(a: &Analysis, i: usize, cmd: &Command, out: &mu
         if matches!(w.value(), Some("-c" | "-e" | "-E" | "-r" | "--eval")) {
             let Some(code) = words.next() else { break };
             for id in &code.substitutions {
-                let inside = a.command_substitutions.get(*id).cloned().unwrap_or_default();
+                let inside = a
+                    .command_substitutions
+                    .get(*id)
+                    .cloned()
+                    .unwrap_or_default();
                 for c in inside.iter().filter_map(|&j| a.commands.get(j)) {
                     if is_downloader(c) {
                         out.push(REMOTE_DOWNLOAD_EXECUTE.on(i, cmd, vec![c.text()]));
@@ -178,18 +302,42 @@ fn downloaded_files(cmd: &Command) -> Vec<String> {
             }
             "-O" | "--remote-name" | "--remote-name-all" => remote_name = true,
             _ => {
-                if let Some(f) = v.strip_prefix("--output-document=").or_else(|| v.strip_prefix("--output=")) {
+                if let Some(f) = v
+                    .strip_prefix("--output-document=")
+                    .or_else(|| v.strip_prefix("--output="))
+                {
                     files.push(f.to_string());
-                } else if v.starts_with("-o") && v.len() > 2 && !v.starts_with("--") {
-                    files.push(v[2..].to_string());
+                } else if let Some(cluster) = v.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+                    // `-fsSLo FILE`, `-o FILE`, `-ofile`, `-fsSLO` (remote name).
+                    let letter = if cmd.is(&["wget"]) { 'O' } else { 'o' };
+                    if let Some((_, rest)) = cluster.split_once(letter) {
+                        match (rest.is_empty(), next) {
+                            (true, Some(n)) => files.push(n.to_string()),
+                            (false, _) => files.push(rest.to_string()),
+                            _ => {}
+                        }
+                    } else if cmd.is(&["curl"]) && cluster.contains('O') {
+                        remote_name = true;
+                    }
                 }
             }
         }
     }
-    let urls: Vec<&str> = values.iter().copied().filter(|v| v.contains("://")).collect();
+    let urls: Vec<&str> = values
+        .iter()
+        .copied()
+        .filter(|v| v.contains("://"))
+        .collect();
     if remote_name || (cmd.is(&["wget"]) && files.is_empty()) {
         for u in urls {
-            let name = u.split(['?', '#']).next().unwrap_or(u).trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            let name = u
+                .split(['?', '#'])
+                .next()
+                .unwrap_or(u)
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
             if !name.is_empty() && !name.contains(':') {
                 files.push(name.to_string());
             }
@@ -202,21 +350,34 @@ fn downloaded_files(cmd: &Command) -> Vec<String> {
             }
         }
     }
-    files.into_iter().map(|f| base_name(&f)).filter(|f| !f.is_empty() && f != "-" && f != "null").collect()
+    files
+        .into_iter()
+        .map(|f| base_name(&f))
+        .filter(|f| !f.is_empty() && f != "-" && f != "null")
+        .collect()
 }
 
 fn base_name(path: &str) -> String {
-    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path).to_string()
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .to_string()
 }
 
 fn download_then_execute(a: &Analysis, out: &mut Vec<Signal>) {
-    let mut written: Vec<String> = Vec::new();
+    let mut written: HashSet<String> = HashSet::new();
     for (i, cmd) in a.commands.iter().enumerate() {
         if !written.is_empty() {
-            let runs = |name: &str| written.iter().any(|w| w == &base_name(name));
+            let runs = |name: &str| written.contains(&base_name(name));
             let by_name = cmd.name.value().is_some_and(|n| n.contains('/') && runs(n));
-            let by_operand = cmd.base().is_some_and(|b| SHELLS.contains(&b) || is_interpreter(b) || matches!(b, "source" | "."))
-                && cmd.operands().first().and_then(|w| w.value()).is_some_and(runs);
+            let by_operand = cmd.base().is_some_and(|b| {
+                SHELLS.contains(&b) || is_interpreter(b) || matches!(b, "source" | ".")
+            }) && cmd
+                .operands()
+                .first()
+                .and_then(|w| w.value())
+                .is_some_and(runs);
             if by_name || by_operand {
                 out.push(DOWNLOAD_THEN_EXECUTE.on(i, cmd, vec![cmd.text()]));
             }

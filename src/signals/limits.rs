@@ -43,7 +43,7 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             Limit::Nodes { max } => (&SYNTAX_TOO_LARGE, format!("> {max} nodes")),
             Limit::Depth { max } => (&SYNTAX_TOO_DEEP, format!("> depth {max}")),
             Limit::Nesting { max } => (&NESTING_LIMIT_EXCEEDED, format!("> {max} levels")),
-            Limit::Commands { max } => (&SYNTAX_TOO_LARGE, format!("> {max} commands")),
+            Limit::Commands { max } => (&SYNTAX_TOO_LARGE, format!("> {max} pipe operators")),
         };
         out.push(spec.bare(vec![evidence]));
     }

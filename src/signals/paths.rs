@@ -37,10 +37,28 @@ const SYSTEM_DIRS: &[&str] = &[
 
 /// Second-level directories that are as vital as their parents.
 const SYSTEM_SUBDIRS: &[&str] = &[
-    "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec",
-    "/usr/local", "/usr/share", "/usr/include", "/usr/src", "/var/lib", "/var/log",
-    "/var/spool", "/var/backups", "/var/mail", "/var/www", "/var/opt", "/etc/ssh",
-    "/etc/systemd", "/etc/pam.d", "/etc/sudoers.d", "/boot/efi",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/libexec",
+    "/usr/local",
+    "/usr/share",
+    "/usr/include",
+    "/usr/src",
+    "/var/lib",
+    "/var/log",
+    "/var/spool",
+    "/var/backups",
+    "/var/mail",
+    "/var/www",
+    "/var/opt",
+    "/etc/ssh",
+    "/etc/systemd",
+    "/etc/pam.d",
+    "/etc/sudoers.d",
+    "/boot/efi",
 ];
 
 /// True when `path` (a static word value) names the root, a system directory, everything
@@ -95,15 +113,31 @@ pub fn word_is_system_path(word: &Word) -> bool {
 
 /// Block devices whose overwrite destroys a disk or partition.
 const BLOCK_PREFIXES: &[&str] = &[
-    "/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/md",
-    "/dev/dm-", "/dev/mapper/", "/dev/disk/", "/dev/loop", "/dev/sr", "/dev/nbd", "/dev/zd",
-    "/dev/rbd", "/dev/mtdblock", "/dev/bcache",
+    "/dev/sd",
+    "/dev/hd",
+    "/dev/vd",
+    "/dev/xvd",
+    "/dev/nvme",
+    "/dev/mmcblk",
+    "/dev/md",
+    "/dev/dm-",
+    "/dev/mapper/",
+    "/dev/disk/",
+    "/dev/loop",
+    "/dev/sr",
+    "/dev/nbd",
+    "/dev/zd",
+    "/dev/rbd",
+    "/dev/mtdblock",
+    "/dev/bcache",
 ];
 
 /// True for a path that names a block device (after normalisation, so `/dev/./sda` counts).
 pub fn is_block_device(path: &str) -> bool {
     let norm = normalize(path);
-    BLOCK_PREFIXES.iter().any(|p| norm.starts_with(p) && norm.len() > p.len())
+    BLOCK_PREFIXES
+        .iter()
+        .any(|p| norm.starts_with(p) && norm.len() > p.len())
         || matches!(norm.as_str(), "/dev/mem" | "/dev/kmem" | "/dev/port")
 }
 
@@ -114,11 +148,41 @@ mod tests {
     #[test]
     fn system_path_table() {
         let yes = [
-            "/", "//", "/./", "/etc", "/etc/", "//etc", "/./etc", "/tmp/../etc", "/*", "/etc/*",
-            "/home/*", "/usr/local", "/lib64", "/opt", "/srv", "/proc", "/sys", "/run", "/mnt",
-            "~", "~/", "~/*", "~root", "/var/lib",
+            "/",
+            "//",
+            "/./",
+            "/etc",
+            "/etc/",
+            "//etc",
+            "/./etc",
+            "/tmp/../etc",
+            "/*",
+            "/etc/*",
+            "/home/*",
+            "/usr/local",
+            "/lib64",
+            "/opt",
+            "/srv",
+            "/proc",
+            "/sys",
+            "/run",
+            "/mnt",
+            "~",
+            "~/",
+            "~/*",
+            "~root",
+            "/var/lib",
         ];
-        let no = ["/tmp", "/tmp/x", "/var/cache/*", "/etc/nginx", "build", "./build", "/home/u/x", "~/x"];
+        let no = [
+            "/tmp",
+            "/tmp/x",
+            "/var/cache/*",
+            "/etc/nginx",
+            "build",
+            "./build",
+            "/home/u/x",
+            "~/x",
+        ];
         for p in yes {
             assert!(is_system_path(p), "{p} should be a system path");
         }
@@ -129,10 +193,23 @@ mod tests {
 
     #[test]
     fn block_device_table() {
-        for p in ["/dev/sda", "/dev/./sda", "/dev/nvme0n1", "/dev/xvda1", "/dev/mmcblk0", "/dev/hda"] {
+        for p in [
+            "/dev/sda",
+            "/dev/./sda",
+            "/dev/nvme0n1",
+            "/dev/xvda1",
+            "/dev/mmcblk0",
+            "/dev/hda",
+        ] {
             assert!(is_block_device(p), "{p}");
         }
-        for p in ["/dev/null", "/dev/zero", "/dev/tty", "/dev/sd", "/dev/stdout"] {
+        for p in [
+            "/dev/null",
+            "/dev/zero",
+            "/dev/tty",
+            "/dev/sd",
+            "/dev/stdout",
+        ] {
             assert!(!is_block_device(p), "{p}");
         }
     }

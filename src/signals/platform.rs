@@ -16,15 +16,60 @@ macro_rules! spec {
     };
 }
 
-spec!(KUBECTL_DELETE, "KUBECTL_DELETE", "kubectl delete", "`kubectl delete …` (the subcommand, not an argument that happens to read `delete`).");
-spec!(KUBECTL_MUTATE, "KUBECTL_DELETE", "kubectl mutating operation", "`kubectl scale`, `drain` or `cordon`.");
-spec!(KUBECTL_APPLY_REMOTE, "KUBECTL_APPLY_REMOTE", "kubectl apply from a remote URL", "`kubectl apply|create -f http(s)://…`: manifests fetched at run time.");
-spec!(HELM_UNINSTALL, "HELM_UNINSTALL", "helm uninstall", "`helm uninstall` or `helm delete`.");
-spec!(DOCKER_RM_FORCE, "DOCKER_RM_FORCE", "docker force-remove", "`docker rm -f`/`--force`, `docker rmi -f`.");
-spec!(DOCKER_SYSTEM_PRUNE, "DOCKER_SYSTEM_PRUNE", "docker prune", "`docker system|image|volume|container|network|builder prune`.");
-spec!(AWS_S3_RM_RECURSIVE, "AWS_S3_RM_RECURSIVE", "aws s3 recursive delete", "`aws s3 rm --recursive`, `aws s3 rb --force`.");
-spec!(AWS_EC2_TERMINATE, "AWS_EC2_TERMINATE", "aws ec2 terminate", "`aws ec2 terminate-instances`.");
-spec!(GCLOUD_DELETE, "GCLOUD_DELETE", "gcloud destructive delete", "`gcloud … delete`.");
+spec!(
+    KUBECTL_DELETE,
+    "KUBECTL_DELETE",
+    "kubectl delete",
+    "`kubectl delete …` (the subcommand, not an argument that happens to read `delete`)."
+);
+spec!(
+    KUBECTL_MUTATE,
+    "KUBECTL_DELETE",
+    "kubectl mutating operation",
+    "`kubectl scale`, `drain` or `cordon`."
+);
+spec!(
+    KUBECTL_APPLY_REMOTE,
+    "KUBECTL_APPLY_REMOTE",
+    "kubectl apply from a remote URL",
+    "`kubectl apply|create -f http(s)://…`: manifests fetched at run time."
+);
+spec!(
+    HELM_UNINSTALL,
+    "HELM_UNINSTALL",
+    "helm uninstall",
+    "`helm uninstall` or `helm delete`."
+);
+spec!(
+    DOCKER_RM_FORCE,
+    "DOCKER_RM_FORCE",
+    "docker force-remove",
+    "`docker rm -f`/`--force`, `docker rmi -f`."
+);
+spec!(
+    DOCKER_SYSTEM_PRUNE,
+    "DOCKER_SYSTEM_PRUNE",
+    "docker prune",
+    "`docker system|image|volume|container|network|builder prune`."
+);
+spec!(
+    AWS_S3_RM_RECURSIVE,
+    "AWS_S3_RM_RECURSIVE",
+    "aws s3 recursive delete",
+    "`aws s3 rm --recursive`, `aws s3 rb --force`."
+);
+spec!(
+    AWS_EC2_TERMINATE,
+    "AWS_EC2_TERMINATE",
+    "aws ec2 terminate",
+    "`aws ec2 terminate-instances`."
+);
+spec!(
+    GCLOUD_DELETE,
+    "GCLOUD_DELETE",
+    "gcloud destructive delete",
+    "`gcloud … delete`."
+);
 
 pub static SPECS: &[&Spec] = &[
     &KUBECTL_DELETE,
@@ -38,9 +83,54 @@ pub static SPECS: &[&Spec] = &[
     &GCLOUD_DELETE,
 ];
 
-/// Subcommand words: operands before the first option that takes the rest.
+/// Global options that take a value in the next word (`kubectl --context prod delete …`).
+const VALUE_OPTIONS: &[&str] = &[
+    "-n",
+    "--namespace",
+    "--context",
+    "--kubeconfig",
+    "--cluster",
+    "--user",
+    "-s",
+    "--server",
+    "--as",
+    "--as-group",
+    "--token",
+    "--kube-context",
+    "-H",
+    "--host",
+    "--config",
+    "--log-level",
+    "--profile",
+    "--region",
+    "--endpoint-url",
+    "--output",
+    "--project",
+    "--account",
+    "--configuration",
+    "--zone",
+    "-c",
+    "-l",
+    "--selector",
+];
+
+/// The first three subcommand words: non-option words, skipping the values of known options.
 fn subcommands(cmd: &Command) -> Vec<&str> {
-    cmd.args.iter().filter_map(|w| w.value()).filter(|v| !v.starts_with('-')).take(3).collect()
+    let mut out = Vec::new();
+    let mut values = cmd.args.iter().map(|w| w.value());
+    while let Some(v) = values.next() {
+        match v {
+            Some(v) if VALUE_OPTIONS.contains(&v) => {
+                values.next();
+            }
+            Some(v) if !v.starts_with('-') => out.push(v),
+            _ => {}
+        }
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out
 }
 
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
@@ -54,7 +144,12 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
                 if first == "delete" {
                     out.push(KUBECTL_DELETE.on(i, cmd, args));
                 } else if matches!(first, "apply" | "create" | "replace")
-                    && cmd.arg_values().any(|v| v.starts_with("http://") || v.starts_with("https://") || v.starts_with("-f=http") || v.starts_with("--filename=http"))
+                    && cmd.arg_values().any(|v| {
+                        v.starts_with("http://")
+                            || v.starts_with("https://")
+                            || v.starts_with("-f=http")
+                            || v.starts_with("--filename=http")
+                    })
                 {
                     out.push(KUBECTL_APPLY_REMOTE.on(i, cmd, args));
                 } else if matches!(first, "scale" | "drain" | "cordon") {
@@ -67,7 +162,9 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             "docker" | "podman" | "nerdctl" => {
                 let force = cmd.has_any_arg(&["-f", "--force"]) || cmd.short_flags().contains('f');
                 if matches!(first, "rm" | "rmi") && force
-                    || (first == "container" || first == "image") && sub.get(1) == Some(&"rm") && force
+                    || (first == "container" || first == "image")
+                        && sub.get(1) == Some(&"rm")
+                        && force
                 {
                     out.push(DOCKER_RM_FORCE.on(i, cmd, args));
                 } else if sub.contains(&"prune") {
@@ -75,13 +172,21 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
                 }
             }
             "aws" => {
-                if first == "s3" && (sub.get(1) == Some(&"rm") && cmd.has_arg("--recursive") || sub.get(1) == Some(&"rb") && cmd.has_arg("--force")) {
+                if first == "s3"
+                    && (sub.get(1) == Some(&"rm") && cmd.has_arg("--recursive")
+                        || sub.get(1) == Some(&"rb") && cmd.has_arg("--force"))
+                {
                     out.push(AWS_S3_RM_RECURSIVE.on(i, cmd, args));
                 } else if first == "ec2" && sub.get(1) == Some(&"terminate-instances") {
                     out.push(AWS_EC2_TERMINATE.on(i, cmd, args));
                 }
             }
-            "gcloud" if cmd.arg_values().take_while(|v| !v.starts_with("--")).any(|v| v == "delete") => {
+            "gcloud"
+                if cmd
+                    .arg_values()
+                    .take_while(|v| !v.starts_with("--"))
+                    .any(|v| v == "delete") =>
+            {
                 out.push(GCLOUD_DELETE.on(i, cmd, args))
             }
             _ => {}

@@ -89,7 +89,10 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             .filter_map(|&i| a.commands.get(i))
             .filter(|c| c.name.value() == Some(f.name.as_str()))
             .collect();
-        let piped = calls.iter().filter(|c| c.context.pipeline.is_some()).count();
+        let piped = calls
+            .iter()
+            .filter(|c| c.context.pipeline.is_some())
+            .count();
         let background = calls.iter().any(|c| c.context.background);
         if calls.len() >= 2 && (piped >= 2 || background) || (background && !calls.is_empty()) {
             let at = f.body.first().copied().unwrap_or(usize::MAX);
