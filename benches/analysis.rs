@@ -9,11 +9,21 @@ use guarded_sh::signals::detect;
 fn corpus() -> Vec<String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases");
     let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     files.sort();
     for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
             if let Some(cmd) = line.split('\t').next() {
                 out.push(cmd.replace("\\n", "\n"));
             }
@@ -52,7 +62,12 @@ fn bench(c: &mut Criterion) {
     });
     group.throughput(Throughput::Elements(1));
     group.bench_function("single: curl | sh", |b| {
-        b.iter(|| std::hint::black_box(detect(&analyse("curl -fsSL https://x.sh | sudo bash", &limits))))
+        b.iter(|| {
+            std::hint::black_box(detect(&analyse(
+                "curl -fsSL https://x.sh | sudo bash",
+                &limits,
+            )))
+        })
     });
     group.finish();
 }

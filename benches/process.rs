@@ -56,11 +56,20 @@ fn generated_policies(dir: &Path, n: usize) -> PathBuf {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let static_build = root.join("target/x86_64-unknown-linux-gnu/release/guarded-sh");
     let binary = arg("--binary").map(PathBuf::from).unwrap_or_else(|| {
-        if static_build.exists() { static_build.clone() } else { root.join("target/release/guarded-sh") }
+        if static_build.exists() {
+            static_build.clone()
+        } else {
+            root.join("target/release/guarded-sh")
+        }
     });
     let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(300);
     if !binary.exists() {
@@ -73,8 +82,20 @@ fn main() {
     let baseline = root.join("policies");
     let generated = generated_policies(&tmp, 50);
     let mut variants = vec![
-        Variant { name: "bash -c true".into(), program: "/bin/bash".into(), args: vec!["-c".into(), "true".into()], env: vec![], samples: vec![] },
-        Variant { name: "dash -c true".into(), program: "/bin/dash".into(), args: vec!["-c".into(), "true".into()], env: vec![], samples: vec![] },
+        Variant {
+            name: "bash -c true".into(),
+            program: "/bin/bash".into(),
+            args: vec!["-c".into(), "true".into()],
+            env: vec![],
+            samples: vec![],
+        },
+        Variant {
+            name: "dash -c true".into(),
+            program: "/bin/dash".into(),
+            args: vec!["-c".into(), "true".into()],
+            env: vec![],
+            samples: vec![],
+        },
     ];
     let scenarios: Vec<(&str, Option<&Path>)> = vec![
         ("no policy", None),
@@ -84,7 +105,10 @@ fn main() {
     ];
     for (name, policy) in scenarios {
         if policy.is_some_and(|p| !p.is_dir()) {
-            eprintln!("skipping {name}: {} missing", policy.map(|p| p.display().to_string()).unwrap_or_default());
+            eprintln!(
+                "skipping {name}: {} missing",
+                policy.map(|p| p.display().to_string()).unwrap_or_default()
+            );
             continue;
         }
         let config = write_config(&tmp, &name.replace(' ', "-"), policy);
@@ -99,13 +123,25 @@ fn main() {
     // Warm up: fills the page cache and each scenario's policy cache.
     for v in &variants {
         for _ in 0..5 {
-            let _ = Command::new(&v.program).args(&v.args).envs(v.env.iter().map(|(k, val)| (k, val))).env_remove("RUST_BACKTRACE").stdout(Stdio::null()).stderr(Stdio::null()).status();
+            let _ = Command::new(&v.program)
+                .args(&v.args)
+                .envs(v.env.iter().map(|(k, val)| (k, val)))
+                .env_remove("RUST_BACKTRACE")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
         }
     }
     for _ in 0..rounds {
         for v in &mut variants {
             let start = Instant::now();
-            let status = Command::new(&v.program).args(&v.args).envs(v.env.iter().map(|(k, val)| (k, val))).env_remove("RUST_BACKTRACE").stdout(Stdio::null()).stderr(Stdio::null()).status();
+            let status = Command::new(&v.program)
+                .args(&v.args)
+                .envs(v.env.iter().map(|(k, val)| (k, val)))
+                .env_remove("RUST_BACKTRACE")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
             let ms = start.elapsed().as_secs_f64() * 1000.0;
             // A denial (the allowlist example denies `true`) costs the same work; count it, but
             // not a failure to start.
@@ -114,16 +150,30 @@ fn main() {
             }
         }
     }
-    let medians: Vec<(String, f64, usize)> = variants.iter_mut().map(|v| {
-        let n = v.samples.len();
-        (v.name.clone(), median(&mut v.samples), n)
-    }).collect();
+    let medians: Vec<(String, f64, usize)> = variants
+        .iter_mut()
+        .map(|v| {
+            let n = v.samples.len();
+            (v.name.clone(), median(&mut v.samples), n)
+        })
+        .collect();
     let bash = medians[0].1;
     let dash = medians[1].1;
-    println!("binary: {}  rounds: {rounds} (interleaved)", binary.display());
-    println!("{:<44} {:>9} {:>12} {:>9} {:>9}", "command", "median ms", "vs bash (ms)", "x bash", "x dash");
+    println!(
+        "binary: {}  rounds: {rounds} (interleaved)",
+        binary.display()
+    );
+    println!(
+        "{:<44} {:>9} {:>12} {:>9} {:>9}",
+        "command", "median ms", "vs bash (ms)", "x bash", "x dash"
+    );
     for (name, m, n) in &medians {
-        println!("{name:<44} {m:>9.3} {:>+12.3} {:>9.2} {:>9.2}   (n={n})", m - bash, m / bash, m / dash);
+        println!(
+            "{name:<44} {m:>9.3} {:>+12.3} {:>9.2} {:>9.2}   (n={n})",
+            m - bash,
+            m / bash,
+            m / dash
+        );
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

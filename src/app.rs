@@ -120,28 +120,35 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
             }
             Err(message) => return deny_early(ctx, config, "script", &message, started),
         },
-        ShellMode::Stdin { .. } if call.options.iter().any(|o| o == "--version" || o == "--help") => {
+        ShellMode::Stdin { .. }
+            if call
+                .options
+                .iter()
+                .any(|o| o == "--version" || o == "--help") =>
+        {
             ("command", String::new(), call.options.clone())
         }
         ShellMode::Stdin { .. } if ctx.stdin_tty => return interactive::session(ctx, config, call),
-        ShellMode::Stdin { operands } => match read_stdin_bounded(config.interactive.max_stdin_bytes) {
-            // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole, then
-            // run as `-c CONTENT` so exactly the gated text runs.
-            Ok(content) => {
-                let mut args: Vec<OsString> = call
-                    .options
-                    .iter()
-                    .filter(|o| o.to_str().is_none_or(|s| s != "-s"))
-                    .cloned()
-                    .collect();
-                args.push("-c".into());
-                args.push(content.clone().into());
-                args.push(base_name(&real_shell(config, call.name)));
-                args.extend(operands.iter().cloned());
-                ("stdin", content, args)
+        ShellMode::Stdin { operands } => {
+            match read_stdin_bounded(config.interactive.max_stdin_bytes) {
+                // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole, then
+                // run as `-c CONTENT` so exactly the gated text runs.
+                Ok(content) => {
+                    let mut args: Vec<OsString> = call
+                        .options
+                        .iter()
+                        .filter(|o| o.to_str().is_none_or(|s| s != "-s"))
+                        .cloned()
+                        .collect();
+                    args.push("-c".into());
+                    args.push(content.clone().into());
+                    args.push(base_name(&real_shell(config, call.name)));
+                    args.extend(operands.iter().cloned());
+                    ("stdin", content, args)
+                }
+                Err(message) => return deny_early(ctx, config, "stdin", &message, started),
             }
-            Err(message) => return deny_early(ctx, config, "stdin", &message, started),
-        },
+        }
     };
     let program = real_shell(config, call.name);
     let mut args = Vec::new();
@@ -150,7 +157,11 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
         args.push(OsString::from("--noprofile"));
         args.push(OsString::from("--norc"));
     }
-    args.extend(if is_bash { exec_args } else { strip_login(exec_args) });
+    args.extend(if is_bash {
+        exec_args
+    } else {
+        strip_login(exec_args)
+    });
     let exec = ShellExec {
         argv0: match call.name {
             ShellName::Default => base_name(&program),
@@ -166,9 +177,24 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
 }
 
 /// The gate: escape → analysis → built-in floor → policy → audit → exec or deny.
-fn gate_and_exec(ctx: &Context, config: &Config, mode: &str, text: &str, exec: ShellExec, started: Instant) -> Outcome {
+fn gate_and_exec(
+    ctx: &Context,
+    config: &Config,
+    mode: &str,
+    text: &str,
+    exec: ShellExec,
+    started: Instant,
+) -> Outcome {
     let escape = config.escape.allow && ctx.escape_requested();
-    let gated = evaluate(ctx, config, text, Mode::Command, mode, escape, &Review::enforcing());
+    let gated = evaluate(
+        ctx,
+        config,
+        text,
+        Mode::Command,
+        mode,
+        escape,
+        &Review::enforcing(),
+    );
     let mut record = base_record(ctx, config, mode, started);
     fill_record(&mut record, config, text, &gated);
     let delivery = audit::record(&config.audit, &record);
@@ -187,7 +213,16 @@ fn gate_and_exec(ctx: &Context, config: &Config, mode: &str, text: &str, exec: S
             eprintln!("guarded-sh: denied: {reason}");
             Outcome::Exit(EXIT_DENIED)
         }
-        Verdict::Hold { reason } => held(ctx, config, mode, text, reason, &record.decision_id, exec, started),
+        Verdict::Hold { reason } => held(
+            ctx,
+            config,
+            mode,
+            text,
+            reason,
+            &record.decision_id,
+            exec,
+            started,
+        ),
     }
 }
 
@@ -206,7 +241,13 @@ fn held(
     started: Instant,
 ) -> Outcome {
     let target = target(ctx, config, &Review::enforcing());
-    let request = approval::Held { text, reason, host: &target.name, decision_id, mode };
+    let request = approval::Held {
+        text,
+        reason,
+        host: &target.name,
+        decision_id,
+        mode,
+    };
     let mut record = base_record(ctx, config, mode, started);
     record.decision_id = decision_id.to_string();
     let (outcome, message) = match approval::resolve(ctx, &config.approval, &request) {
@@ -217,7 +258,16 @@ fn held(
             (Outcome::Exit(EXIT_DENIED), Some(message))
         }
         approval::Resolution::Approved { how } => {
-            let again = evaluate_with(ctx, config, text, Mode::Command, mode, false, &Review::enforcing(), true);
+            let again = evaluate_with(
+                ctx,
+                config,
+                text,
+                Mode::Command,
+                mode,
+                false,
+                &Review::enforcing(),
+                true,
+            );
             fill_record(&mut record, config, text, &again);
             match again.verdict {
                 Verdict::Allow { .. } => {
@@ -228,7 +278,9 @@ fn held(
                 Verdict::Deny { reason, .. } => (Outcome::Exit(EXIT_DENIED), Some(reason)),
                 Verdict::Hold { reason } => (
                     Outcome::Exit(EXIT_DENIED),
-                    Some(format!("approval required: {reason} (still held with execution.approved = true)")),
+                    Some(format!(
+                        "approval required: {reason} (still held with execution.approved = true)"
+                    )),
                 ),
             }
         }
@@ -247,7 +299,13 @@ fn held(
     outcome
 }
 
-fn deny_early(ctx: &Context, config: &Config, mode: &str, message: &str, started: Instant) -> Outcome {
+fn deny_early(
+    ctx: &Context,
+    config: &Config,
+    mode: &str,
+    message: &str,
+    started: Instant,
+) -> Outcome {
     let mut r = base_record(ctx, config, mode, started);
     r.verdict = "deny".into();
     r.reason = message.into();
@@ -260,7 +318,8 @@ fn deny_early(ctx: &Context, config: &Config, mode: &str, message: &str, started
 fn fill_record(record: &mut Record, config: &Config, text: &str, gated: &Gated) {
     record.set_command(text, config.audit.max_command_bytes);
     record.signals = gated.signals.iter().map(|s| s.id().to_string()).collect();
-    record.max_severity = signals::max_severity(&gated.signals).map_or(String::new(), |s| s.to_string());
+    record.max_severity =
+        signals::max_severity(&gated.signals).map_or(String::new(), |s| s.to_string());
     record.verdict = match gated.verdict {
         Verdict::Allow { escape: true } => "escape".into(),
         ref v => v.word().into(),
@@ -426,12 +485,20 @@ pub fn policy_dir(ctx: &Context, config: &Config, review: &Review) -> Option<Pat
     default.is_dir().then(|| default.to_path_buf())
 }
 
-fn load_policy(ctx: &Context, config: &Config, dir: &Path, review: &Review) -> Result<Policy, String> {
+fn load_policy(
+    ctx: &Context,
+    config: &Config,
+    dir: &Path,
+    review: &Review,
+) -> Result<Policy, String> {
     if review.policy_dir.is_none() {
-        trust::check(dir, ctx.uid, &trust::groups()).map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
+        trust::check(dir, ctx.uid, &trust::groups())
+            .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
     }
     let cache = match &config.policy.cache_dir {
-        Some(d) if d.is_dir() && trust::check(d, ctx.uid, &trust::groups()).is_ok() => CacheMode::Dir(d.clone()),
+        Some(d) if d.is_dir() && trust::check(d, ctx.uid, &trust::groups()).is_ok() => {
+            CacheMode::Dir(d.clone())
+        }
         _ => CacheMode::Off,
     };
     engine::load(dir, &cache).map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))
@@ -463,7 +530,10 @@ fn target(ctx: &Context, config: &Config, review: &Review) -> Target {
             .provider
             .clone()
             .unwrap_or_else(|| if ctx.under_sshd { "ssh" } else { "local" }.into()),
-        env: review.env.clone().unwrap_or_else(|| config.target.env.clone()),
+        env: review
+            .env
+            .clone()
+            .unwrap_or_else(|| config.target.env.clone()),
         host_vars,
     }
 }
@@ -511,7 +581,9 @@ fn read_stdin_bounded(max: usize) -> Result<String, String> {
         .read_to_end(&mut buf)
         .map_err(|e| format!("cannot read commands from stdin: {e}"))?;
     if buf.len() > max {
-        return Err(format!("command risk: command text too large to analyse (stdin script is over {max} bytes)"));
+        return Err(format!(
+            "command risk: command text too large to analyse (stdin script is over {max} bytes)"
+        ));
     }
     if buf.contains(&0) {
         return Err("commands on stdin contain NUL bytes".into());
@@ -522,13 +594,17 @@ fn read_stdin_bounded(max: usize) -> Result<String, String> {
 /// Reads a script, bounded: larger files are denied unanalysed.
 fn read_bounded(path: &Path, max: usize) -> Result<String, String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
     let mut buf = Vec::new();
     file.take(max as u64 + 1)
         .read_to_end(&mut buf)
         .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
     if buf.len() > max {
-        return Err(format!("command risk: command text too large to analyse ({} is over {max} bytes)", path.display()));
+        return Err(format!(
+            "command risk: command text too large to analyse ({} is over {max} bytes)",
+            path.display()
+        ));
     }
     if buf.contains(&0) {
         return Err(format!("script {} contains NUL bytes", path.display()));
@@ -542,7 +618,12 @@ mod tests {
 
     #[test]
     fn strip_login_table() {
-        let s = |v: &[&str]| strip_login(v.iter().map(OsString::from).collect()).into_iter().map(|o| o.to_string_lossy().into_owned()).collect::<Vec<_>>();
+        let s = |v: &[&str]| {
+            strip_login(v.iter().map(OsString::from).collect())
+                .into_iter()
+                .map(|o| o.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(s(&["-lc", "ls -l"]), ["-c", "ls -l"]);
         assert_eq!(s(&["-l", "-c", "x"]), ["-c", "x"]);
         assert_eq!(s(&["--login", "-ec", "x"]), ["-ec", "x"]);

@@ -58,12 +58,18 @@ pub fn decision_id() -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
-    format!("{:x}{:05x}", nanos & 0xffff_ffff_ffff, std::process::id() & 0xfffff)
+    format!(
+        "{:x}{:05x}",
+        nanos & 0xffff_ffff_ffff,
+        std::process::id() & 0xfffff
+    )
 }
 
 /// UTC now as RFC 3339 with microseconds.
 pub fn now_rfc3339() -> String {
-    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = d.as_secs() as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, day) = civil_from_days(days);
@@ -118,14 +124,18 @@ pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
     if config.syslog {
         let ok = send_syslog(&config.syslog_socket, record, &json);
         if let Err(e) = &ok {
-            delivery.errors.push(format!("syslog {}: {e}", config.syslog_socket.display()));
+            delivery
+                .errors
+                .push(format!("syslog {}: {e}", config.syslog_socket.display()));
         }
         delivery.syslog = Some(ok.is_ok());
     }
     if let Some(path) = &config.file {
         let ok = append_line(path, &json);
         if let Err(e) = &ok {
-            delivery.errors.push(format!("audit file {}: {e}", path.display()));
+            delivery
+                .errors
+                .push(format!("audit file {}: {e}", path.display()));
         }
         delivery.file = Some(ok.is_ok());
     }
@@ -135,7 +145,11 @@ pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
 fn send_syslog(socket: &std::path::Path, record: &Record, json: &str) -> std::io::Result<()> {
     // authpriv (10); notice (5) for denials and errors, info (6) otherwise.
     let severity = if record.verdict == "allow" { 6 } else { 5 };
-    let message = format!("<{}>guarded-sh[{}]: {json}", 10 * 8 + severity, std::process::id());
+    let message = format!(
+        "<{}>guarded-sh[{}]: {json}",
+        10 * 8 + severity,
+        std::process::id()
+    );
     let sock = UnixDatagram::unbound()?;
     sock.send_to(message.as_bytes(), socket)?;
     Ok(())

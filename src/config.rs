@@ -26,7 +26,6 @@ pub struct Config {
     pub advisory: crate::advisory::AdvisoryConfig,
 }
 
-
 /// Absolute paths of the real shells, by the name guarded-sh was called as.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -193,10 +192,7 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 
 pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     toml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map(|s| line_col(text, s.start))
-            .unwrap_or((0, 0));
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
         ConfigError::Malformed {
             path: path.into(),
             line,
@@ -238,7 +234,11 @@ mod tests {
 
     #[test]
     fn malformed_names_the_line() {
-        let err = parse("[shells]\ndefault = \"/bin/bash\"\nsh = 3\n", Path::new("c.toml")).unwrap_err();
+        let err = parse(
+            "[shells]\ndefault = \"/bin/bash\"\nsh = 3\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with("c.toml:3:"), "{text}");
         let err = parse("[nope]\n", Path::new("c.toml")).unwrap_err();
@@ -247,7 +247,11 @@ mod tests {
 
     #[test]
     fn defaults_and_overrides() {
-        let c = parse("[limits]\nmax_bytes = 10\n[target]\nenv = \"prod\"\n", Path::new("c")).unwrap();
+        let c = parse(
+            "[limits]\nmax_bytes = 10\n[target]\nenv = \"prod\"\n",
+            Path::new("c"),
+        )
+        .unwrap();
         assert_eq!(c.limits.max_bytes, 10);
         assert_eq!(c.limits.max_nesting, Limits::default().max_nesting);
         assert_eq!(c.target.env, "prod");

@@ -67,7 +67,8 @@ impl Context {
     /// `HONEY_RISK_DISABLE`'s truthiness as the reference reads it: set and not empty, `0` or
     /// `false` (case-insensitive).
     pub fn escape_requested(&self) -> bool {
-        self.var("HONEY_RISK_DISABLE").is_some_and(|v| truthy(&v.to_string_lossy()))
+        self.var("HONEY_RISK_DISABLE")
+            .is_some_and(|v| truthy(&v.to_string_lossy()))
     }
 
     /// `HONEY_POLICY_DIR` from the initial environment, when set and not empty.
@@ -90,8 +91,10 @@ impl Context {
 
 /// Variables removed before exec.
 pub fn scrubbed(name: &str) -> bool {
-    matches!(name, "BASH_ENV" | "ENV" | "SHELLOPTS" | "BASHOPTS" | "PS4" | "GLOBIGNORE" | "CDPATH")
-        || name.starts_with("BASH_FUNC_")
+    matches!(
+        name,
+        "BASH_ENV" | "ENV" | "SHELLOPTS" | "BASHOPTS" | "PS4" | "GLOBIGNORE" | "CDPATH"
+    ) || name.starts_with("BASH_FUNC_")
 }
 
 pub fn truthy(value: &str) -> bool {
@@ -115,7 +118,14 @@ mod tests {
 
     #[test]
     fn scrub_table() {
-        for n in ["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "BASH_FUNC_ls%%", "BASH_FUNC_x()"] {
+        for n in [
+            "BASH_ENV",
+            "ENV",
+            "SHELLOPTS",
+            "BASHOPTS",
+            "BASH_FUNC_ls%%",
+            "BASH_FUNC_x()",
+        ] {
             assert!(scrubbed(n), "{n}");
         }
         for n in ["PATH", "HOME", "ENVIRONMENT", "SHELL", "LANG"] {

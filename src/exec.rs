@@ -27,5 +27,7 @@ pub fn exec(spec: &ShellExec) -> std::io::Error {
 
 /// The basename of a path, as argv[0] for the real shell.
 pub fn base_name(path: &Path) -> OsString {
-    path.file_name().map(OsString::from).unwrap_or_else(|| path.as_os_str().to_os_string())
+    path.file_name()
+        .map(OsString::from)
+        .unwrap_or_else(|| path.as_os_str().to_os_string())
 }

@@ -44,9 +44,15 @@ pub struct ShellCall {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShellMode {
     /// `-c STR [NAME [ARG…]]`.
-    Command { text: OsString, operands: Vec<OsString> },
+    Command {
+        text: OsString,
+        operands: Vec<OsString>,
+    },
     /// `FILE [ARG…]`.
-    Script { path: PathBuf, operands: Vec<OsString> },
+    Script {
+        path: PathBuf,
+        operands: Vec<OsString>,
+    },
     /// No operand (or `-s`): commands come from stdin, a terminal or not.
     Stdin { operands: Vec<OsString> },
 }
@@ -108,35 +114,68 @@ const SHORT_FLAGS: &str = "abefhkmnptuvxBCEHPTilrsD";
 
 /// Long options of bash (`--rcfile`/`--init-file` take an argument).
 const LONG_FLAGS: &[&str] = &[
-    "--norc", "--noprofile", "--login", "--posix", "--restricted", "--verbose", "--noediting",
-    "--debugger", "--dump-strings", "--dump-po-strings", "--pretty-print", "--help", "--version",
+    "--norc",
+    "--noprofile",
+    "--login",
+    "--posix",
+    "--restricted",
+    "--verbose",
+    "--noediting",
+    "--debugger",
+    "--dump-strings",
+    "--dump-po-strings",
+    "--pretty-print",
+    "--help",
+    "--version",
 ];
 
 /// Review-surface long options that switch to the review grammar.
 const REVIEW_OPTIONS: &[&str] = &[
-    "--check", "--check-file", "--list-signals", "--explain", "--policy-test", "--json",
-    "--target", "--env", "--host-var", "--policy-dir", "--shellcheck", "--gs-version", "--gs-help",
+    "--check",
+    "--check-file",
+    "--list-signals",
+    "--explain",
+    "--policy-test",
+    "--json",
+    "--target",
+    "--env",
+    "--host-var",
+    "--policy-dir",
+    "--shellcheck",
+    "--gs-version",
+    "--gs-help",
 ];
 
 /// Parses argv (`args[0]` is argv[0]).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
-    let argv0 = args.first().map(|a| a.to_string_lossy().into_owned()).unwrap_or_default();
+    let argv0 = args
+        .first()
+        .map(|a| a.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let rest = args.get(1..).unwrap_or_default();
     match rest.first().and_then(|a| a.to_str()) {
         Some("--serve") if rest.len() == 1 => return Ok(Invocation::Serve),
         Some("--hook-check") => {
-            let text = rest.get(1).ok_or_else(|| UsageError::MissingArgument("--hook-check".into()))?;
+            let text = rest
+                .get(1)
+                .ok_or_else(|| UsageError::MissingArgument("--hook-check".into()))?;
             return Ok(Invocation::HookCheck(utf8(text)?));
         }
         Some("--approve") => {
-            let id = rest.get(1).ok_or_else(|| UsageError::MissingArgument("--approve".into()))?;
+            let id = rest
+                .get(1)
+                .ok_or_else(|| UsageError::MissingArgument("--approve".into()))?;
             if rest.len() > 2 {
                 return Err(UsageError::Review("--approve takes one request id".into()));
             }
             return Ok(Invocation::Approve(utf8(id)?));
         }
         Some("--approvals") if rest.len() == 1 => return Ok(Invocation::Approvals),
-        Some(first) if REVIEW_OPTIONS.iter().any(|o| first == *o || first.starts_with(&format!("{o}="))) => {
+        Some(first)
+            if REVIEW_OPTIONS
+                .iter()
+                .any(|o| first == *o || first.starts_with(&format!("{o}="))) =>
+        {
             return review(rest).map(Invocation::Review);
         }
         _ => {}
@@ -145,7 +184,9 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
 }
 
 fn utf8(arg: &OsStr) -> Result<String, UsageError> {
-    arg.to_str().map(str::to_string).ok_or_else(|| UsageError::NotUtf8(arg.to_os_string()))
+    arg.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| UsageError::NotUtf8(arg.to_os_string()))
 }
 
 fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
@@ -153,7 +194,9 @@ fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
         name: ShellName::from_argv0(argv0),
         login: argv0.starts_with('-'),
         interactive_flag: false,
-        mode: ShellMode::Stdin { operands: Vec::new() },
+        mode: ShellMode::Stdin {
+            operands: Vec::new(),
+        },
         options: Vec::new(),
     };
     let mut command = false;
@@ -169,7 +212,9 @@ fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
         if let Some(long) = text.strip_prefix("--") {
             let long = format!("--{long}");
             if long == "--rcfile" || long == "--init-file" {
-                let value = rest.get(i + 1).ok_or_else(|| UsageError::MissingArgument(long.clone()))?;
+                let value = rest
+                    .get(i + 1)
+                    .ok_or_else(|| UsageError::MissingArgument(long.clone()))?;
                 call.options.extend([arg.clone(), value.clone()]);
                 i += 2;
                 continue;
@@ -198,13 +243,20 @@ fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
                 'i' if !plus => call.interactive_flag = true,
                 's' if !plus => stdin_flag = true,
                 c if SHORT_FLAGS.contains(c) => {}
-                c => return Err(UsageError::UnknownOption(format!("{}{c}", if plus { '+' } else { '-' }))),
+                c => {
+                    return Err(UsageError::UnknownOption(format!(
+                        "{}{c}",
+                        if plus { '+' } else { '-' }
+                    )))
+                }
             }
         }
         call.options.push(arg.clone());
         i += 1;
         if takes_value {
-            let value = rest.get(i).ok_or_else(|| UsageError::MissingArgument(text.to_string()))?;
+            let value = rest
+                .get(i)
+                .ok_or_else(|| UsageError::MissingArgument(text.to_string()))?;
             call.options.push(value.clone());
             i += 1;
         }
@@ -252,15 +304,21 @@ fn review(rest: &[OsString]) -> Result<Review, UsageError> {
         let mut step = if inline.is_some() { 1 } else { 2 };
         match name.as_str() {
             "--check" => action = Some(ReviewAction::Check(value(i, &name, inline)?)),
-            "--check-file" => action = Some(ReviewAction::CheckFile(value(i, &name, inline)?.into())),
+            "--check-file" => {
+                action = Some(ReviewAction::CheckFile(value(i, &name, inline)?.into()))
+            }
             "--explain" => action = Some(ReviewAction::Explain(value(i, &name, inline)?)),
-            "--policy-test" => action = Some(ReviewAction::PolicyTest(value(i, &name, inline)?.into())),
+            "--policy-test" => {
+                action = Some(ReviewAction::PolicyTest(value(i, &name, inline)?.into()))
+            }
             "--target" => review.target = Some(value(i, &name, inline)?),
             "--env" => review.env = Some(value(i, &name, inline)?),
             "--policy-dir" => review.policy_dir = Some(value(i, &name, inline)?.into()),
             "--host-var" => {
                 let kv = value(i, &name, inline)?;
-                let (k, v) = kv.split_once('=').ok_or_else(|| UsageError::BadHostVar(kv.clone()))?;
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or_else(|| UsageError::BadHostVar(kv.clone()))?;
                 review.host_vars.push((k.to_string(), v.to_string()));
             }
             "--list-signals" | "--json" | "--shellcheck" | "--gs-version" | "--gs-help" => {
@@ -273,12 +331,18 @@ fn review(rest: &[OsString]) -> Result<Review, UsageError> {
                     _ => action = Some(ReviewAction::Help),
                 }
             }
-            other => return Err(UsageError::Review(format!("unknown review option '{other}'"))),
+            other => {
+                return Err(UsageError::Review(format!(
+                    "unknown review option '{other}'"
+                )))
+            }
         }
         i += step;
     }
     review.action = action.ok_or_else(|| {
-        UsageError::Review("choose one of --check, --check-file, --list-signals, --explain, --policy-test".into())
+        UsageError::Review(
+            "choose one of --check, --check-file, --list-signals, --explain, --policy-test".into(),
+        )
     })?;
     Ok(review)
 }
@@ -299,7 +363,10 @@ mod tests {
                 ..
             })) => (
                 text.to_string_lossy().into(),
-                operands.iter().map(|o| o.to_string_lossy().into()).collect(),
+                operands
+                    .iter()
+                    .map(|o| o.to_string_lossy().into())
+                    .collect(),
                 login,
             ),
             other => panic!("{v:?} gave {other:?}"),
@@ -310,7 +377,12 @@ mod tests {
     fn command_forms() {
         let table: &[(&[&str], &str, &[&str], bool)] = &[
             (&["bash", "-c", "ls"], "ls", &[], false),
-            (&["guarded-sh", "-ec", "ls", "n", "a"], "ls", &["n", "a"], false),
+            (
+                &["guarded-sh", "-ec", "ls", "n", "a"],
+                "ls",
+                &["n", "a"],
+                false,
+            ),
             (&["sh", "-o", "pipefail", "-c", "ls"], "ls", &[], false),
             (&["bash", "--norc", "-lc", "ls"], "ls", &[], true),
             (&["bash", "-c", "-x", "ls"], "ls", &[], false),
@@ -320,24 +392,77 @@ mod tests {
         ];
         for (argv, text, operands, login) in table {
             let (t, o, l) = command(argv);
-            assert_eq!((t.as_str(), o.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), l), (*text, *operands, *login), "{argv:?}");
+            assert_eq!(
+                (
+                    t.as_str(),
+                    o.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
+                    l
+                ),
+                (*text, *operands, *login),
+                "{argv:?}"
+            );
         }
     }
 
     #[test]
     fn other_modes_and_errors() {
-        assert!(matches!(parse(&args(&["-bash"])), Ok(Invocation::Shell(ShellCall { login: true, mode: ShellMode::Stdin { .. }, .. }))));
-        assert!(matches!(parse(&args(&["sh", "x.sh", "a"])), Ok(Invocation::Shell(ShellCall { mode: ShellMode::Script { .. }, name: ShellName::Sh, .. }))));
-        assert!(matches!(parse(&args(&["bash", "-s", "a"])), Ok(Invocation::Shell(ShellCall { mode: ShellMode::Stdin { .. }, .. }))));
-        assert_eq!(parse(&args(&["bash", "-Z", "-c", "x"])), Err(UsageError::UnknownOption("-Z".into())));
-        assert_eq!(parse(&args(&["bash", "--frobnicate"])), Err(UsageError::UnknownOption("--frobnicate".into())));
-        assert_eq!(parse(&args(&["bash", "-c"])), Err(UsageError::MissingArgument("-c".into())));
-        assert_eq!(parse(&args(&["bash", "-o"])), Err(UsageError::MissingArgument("-o".into())));
-        assert!(matches!(parse(&args(&["g", "--check", "ls", "--json"])), Ok(Invocation::Review(Review { json: true, action: ReviewAction::Check(_), .. }))));
+        assert!(matches!(
+            parse(&args(&["-bash"])),
+            Ok(Invocation::Shell(ShellCall {
+                login: true,
+                mode: ShellMode::Stdin { .. },
+                ..
+            }))
+        ));
+        assert!(matches!(
+            parse(&args(&["sh", "x.sh", "a"])),
+            Ok(Invocation::Shell(ShellCall {
+                mode: ShellMode::Script { .. },
+                name: ShellName::Sh,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            parse(&args(&["bash", "-s", "a"])),
+            Ok(Invocation::Shell(ShellCall {
+                mode: ShellMode::Stdin { .. },
+                ..
+            }))
+        ));
+        assert_eq!(
+            parse(&args(&["bash", "-Z", "-c", "x"])),
+            Err(UsageError::UnknownOption("-Z".into()))
+        );
+        assert_eq!(
+            parse(&args(&["bash", "--frobnicate"])),
+            Err(UsageError::UnknownOption("--frobnicate".into()))
+        );
+        assert_eq!(
+            parse(&args(&["bash", "-c"])),
+            Err(UsageError::MissingArgument("-c".into()))
+        );
+        assert_eq!(
+            parse(&args(&["bash", "-o"])),
+            Err(UsageError::MissingArgument("-o".into()))
+        );
+        assert!(matches!(
+            parse(&args(&["g", "--check", "ls", "--json"])),
+            Ok(Invocation::Review(Review {
+                json: true,
+                action: ReviewAction::Check(_),
+                ..
+            }))
+        ));
         assert!(parse(&args(&["g", "--check"])).is_err());
         assert!(parse(&args(&["g", "--json"])).is_err());
-        assert_eq!(parse(&args(&["g", "--approve", "0a1b2c3d"])), Ok(Invocation::Approve("0a1b2c3d".into())));
-        assert_eq!(parse(&args(&["g", "--approvals"])), Ok(Invocation::Approvals));
+        assert_eq!(
+            parse(&args(&["g", "--approve", "0a1b2c3d"])),
+            Ok(Invocation::Approve("0a1b2c3d".into()))
+        );
+        assert_eq!(
+            parse(&args(&["g", "--approvals"])),
+            Ok(Invocation::Approvals)
+        );
         assert!(parse(&args(&["g", "--approve"])).is_err());
     }
 }

@@ -6,7 +6,10 @@
 //! `trust` and `exec`. `app` sequences them; `invocation` is the argv grammar; `review` the
 //! analyse-only surface.
 
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod advisory;
 pub mod app;

@@ -14,7 +14,10 @@ fn main() {
     std::env::remove_var("RUST_BACKTRACE");
     std::env::remove_var("RUST_LIB_BACKTRACE");
     std::panic::set_hook(Box::new(|info| {
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         eprintln!("guarded-sh: denied: internal error{at} (nothing was run)");
     }));
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -47,7 +47,10 @@ pub fn check(path: &Path, uid: u32, gids: &[u32]) -> Result<(), TrustError> {
         // A sticky, world-writable directory (/tmp) only lets users replace their own entries;
         // an entry below it owned by someone else stays trusted.
         if writable {
-            return Err(TrustError::Writable { path: p.into(), uid });
+            return Err(TrustError::Writable {
+                path: p.into(),
+                uid,
+            });
         }
         current = p.parent();
     }

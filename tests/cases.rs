@@ -104,7 +104,11 @@ fn check(case: &Case) -> Result<(), String> {
     let signals = detect(&analysis);
     let ids: Vec<&str> = signals.iter().map(|s| s.id()).collect();
     let max = max_severity(&signals).map_or("none", |s| s.as_str());
-    let verdict = if builtin(&signals, Mode::Command).is_some() { "deny" } else { "allow" };
+    let verdict = if builtin(&signals, Mode::Command).is_some() {
+        "deny"
+    } else {
+        "allow"
+    };
     let mut problems = Vec::new();
     for want in &case.expected {
         match want.strip_prefix('!') {
@@ -136,12 +140,28 @@ fn case_tables() {
         let at = format!("{}:{}: {:?}", case.file, case.line, case.command);
         match (&case.xfail, result) {
             (None, Err(e)) => failures.push(format!("{at}: {e}")),
-            (Some(reason), Ok(())) => failures.push(format!("{at}: passes but is marked xfail ({reason}); remove the mark")),
+            (Some(reason), Ok(())) => failures.push(format!(
+                "{at}: passes but is marked xfail ({reason}); remove the mark"
+            )),
             (Some(_), Err(_)) => xfails += 1,
             (None, Ok(())) => {}
         }
     }
-    eprintln!("case tables: {} cases, {} known gaps (xfail), {} failures", cases.len(), xfails, failures.len());
-    assert!(cases.len() >= 400, "at least 400 cases expected, found {}", cases.len());
-    assert!(failures.is_empty(), "{} case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    eprintln!(
+        "case tables: {} cases, {} known gaps (xfail), {} failures",
+        cases.len(),
+        xfails,
+        failures.len()
+    );
+    assert!(
+        cases.len() >= 400,
+        "at least 400 cases expected, found {}",
+        cases.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -171,3 +171,16 @@ fn control_bytes_and_lossy_text_are_analysed() {
     let (_, _) = run("\0\0\0", &Limits::default());
     let (_, _) = run(&"\u{fffd}".repeat(10_000), &Limits::default());
 }
+
+/// Signal detection is bounded too: past its budget the analysis fails closed.
+#[test]
+fn detection_over_budget_fails_closed() {
+    use guarded_sh::signals::{detect_within, first_critical};
+    let text = "echo a;".repeat(2000);
+    let analysis = guarded_sh::parse::analyse(&text, &guarded_sh::parse::Limits::default());
+    let signals = detect_within(&analysis, std::time::Duration::ZERO);
+    let critical = first_critical(&signals).map(|s| s.id());
+    assert_eq!(critical, Some("ANALYSIS_TIMEOUT"));
+    let unbounded = detect_within(&analysis, std::time::Duration::from_secs(600));
+    assert!(first_critical(&unbounded).is_none());
+}

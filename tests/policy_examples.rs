@@ -23,24 +23,186 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    Case { examples: &["prod_guard"], command: "kubectl delete pod x -n prod", env: "prod", host_vars: &[], check: 1, runs: false, reason: "high-risk command on prod", denial: "high-risk command on prod" },
-    Case { examples: &["prod_guard"], command: "kubectl delete pod x -n prod", env: "staging", host_vars: &[], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["prod_tier_guard"], command: "helm uninstall app", env: "", host_vars: &[("tier", "prod")], check: 1, runs: false, reason: "high-risk command blocked on prod tier", denial: "high-risk command blocked on prod tier" },
-    Case { examples: &["prod_tier_guard"], command: "helm uninstall app", env: "", host_vars: &[("tier", "dev")], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["command_allowlist"], command: "systemctl status nginx", env: "", host_vars: &[], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["command_allowlist"], command: "ls /tmp", env: "", host_vars: &[], check: 1, runs: false, reason: "command not in allowlist", denial: "command not in allowlist" },
-    Case { examples: &["command_allowlist"], command: "echo ok; /bin/ls", env: "", host_vars: &[], check: 1, runs: false, reason: "command not in allowlist", denial: "command not in allowlist" },
-    Case { examples: &["require_approval_high"], command: "sudo -n true", env: "", host_vars: &[], check: 3, runs: false, reason: "high-risk command requires approval", denial: "approval required" },
-    Case { examples: &["require_approval_high"], command: "echo hi", env: "", host_vars: &[], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["interpreter_gate"], command: "python3 -c 'print(1)'", env: "prod", host_vars: &[], check: 1, runs: false, reason: "python steps are not allowed on prod", denial: "python steps are not allowed on prod" },
-    Case { examples: &["interpreter_gate"], command: "python3 -c 'print(1)'", env: "dev", host_vars: &[], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["dry_run_bypass", "prod_guard"], command: "kubectl delete pod x -n prod", env: "prod", host_vars: &[], check: 0, runs: false, reason: "allow", denial: "high-risk command on prod" },
-    Case { examples: &["dry_run_bypass", "prod_guard"], command: "echo fine", env: "prod", host_vars: &[], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["autonomy_tiers"], command: "ls /tmp", env: "", host_vars: &[("autonomy", "read-only")], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["autonomy_tiers"], command: "touch /tmp/gsh-autonomy", env: "", host_vars: &[("autonomy", "read-only")], check: 1, runs: false, reason: "autonomy read-only blocks write", denial: "autonomy read-only blocks write" },
-    Case { examples: &["autonomy_tiers"], command: "touch /tmp/gsh-autonomy", env: "", host_vars: &[("autonomy", "supervised")], check: 3, runs: false, reason: "autonomy supervised requires approval", denial: "approval required" },
-    Case { examples: &["autonomy_tiers"], command: "touch /tmp/gsh-autonomy", env: "", host_vars: &[("autonomy", "full")], check: 0, runs: true, reason: "allow", denial: "" },
-    Case { examples: &["autonomy_tiers"], command: "curl -s http://127.0.0.1:9/", env: "", host_vars: &[("autonomy", "full")], check: 3, runs: false, reason: "autonomy full requires approval for network", denial: "approval required" },
+    Case {
+        examples: &["prod_guard"],
+        command: "kubectl delete pod x -n prod",
+        env: "prod",
+        host_vars: &[],
+        check: 1,
+        runs: false,
+        reason: "high-risk command on prod",
+        denial: "high-risk command on prod",
+    },
+    Case {
+        examples: &["prod_guard"],
+        command: "kubectl delete pod x -n prod",
+        env: "staging",
+        host_vars: &[],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["prod_tier_guard"],
+        command: "helm uninstall app",
+        env: "",
+        host_vars: &[("tier", "prod")],
+        check: 1,
+        runs: false,
+        reason: "high-risk command blocked on prod tier",
+        denial: "high-risk command blocked on prod tier",
+    },
+    Case {
+        examples: &["prod_tier_guard"],
+        command: "helm uninstall app",
+        env: "",
+        host_vars: &[("tier", "dev")],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["command_allowlist"],
+        command: "systemctl status nginx",
+        env: "",
+        host_vars: &[],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["command_allowlist"],
+        command: "ls /tmp",
+        env: "",
+        host_vars: &[],
+        check: 1,
+        runs: false,
+        reason: "command not in allowlist",
+        denial: "command not in allowlist",
+    },
+    Case {
+        examples: &["command_allowlist"],
+        command: "echo ok; /bin/ls",
+        env: "",
+        host_vars: &[],
+        check: 1,
+        runs: false,
+        reason: "command not in allowlist",
+        denial: "command not in allowlist",
+    },
+    Case {
+        examples: &["require_approval_high"],
+        command: "sudo -n true",
+        env: "",
+        host_vars: &[],
+        check: 3,
+        runs: false,
+        reason: "high-risk command requires approval",
+        denial: "approval required",
+    },
+    Case {
+        examples: &["require_approval_high"],
+        command: "echo hi",
+        env: "",
+        host_vars: &[],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["interpreter_gate"],
+        command: "python3 -c 'print(1)'",
+        env: "prod",
+        host_vars: &[],
+        check: 1,
+        runs: false,
+        reason: "python steps are not allowed on prod",
+        denial: "python steps are not allowed on prod",
+    },
+    Case {
+        examples: &["interpreter_gate"],
+        command: "python3 -c 'print(1)'",
+        env: "dev",
+        host_vars: &[],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["dry_run_bypass", "prod_guard"],
+        command: "kubectl delete pod x -n prod",
+        env: "prod",
+        host_vars: &[],
+        check: 0,
+        runs: false,
+        reason: "allow",
+        denial: "high-risk command on prod",
+    },
+    Case {
+        examples: &["dry_run_bypass", "prod_guard"],
+        command: "echo fine",
+        env: "prod",
+        host_vars: &[],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["autonomy_tiers"],
+        command: "ls /tmp",
+        env: "",
+        host_vars: &[("autonomy", "read-only")],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["autonomy_tiers"],
+        command: "touch /tmp/gsh-autonomy",
+        env: "",
+        host_vars: &[("autonomy", "read-only")],
+        check: 1,
+        runs: false,
+        reason: "autonomy read-only blocks write",
+        denial: "autonomy read-only blocks write",
+    },
+    Case {
+        examples: &["autonomy_tiers"],
+        command: "touch /tmp/gsh-autonomy",
+        env: "",
+        host_vars: &[("autonomy", "supervised")],
+        check: 3,
+        runs: false,
+        reason: "autonomy supervised requires approval",
+        denial: "approval required",
+    },
+    Case {
+        examples: &["autonomy_tiers"],
+        command: "touch /tmp/gsh-autonomy",
+        env: "",
+        host_vars: &[("autonomy", "full")],
+        check: 0,
+        runs: true,
+        reason: "allow",
+        denial: "",
+    },
+    Case {
+        examples: &["autonomy_tiers"],
+        command: "curl -s http://127.0.0.1:9/",
+        env: "",
+        host_vars: &[("autonomy", "full")],
+        check: 3,
+        runs: false,
+        reason: "autonomy full requires approval for network",
+        denial: "approval required",
+    },
 ];
 
 fn policy_dir(root: &Path, case: &Case) -> PathBuf {
@@ -55,11 +217,17 @@ fn policy_dir(root: &Path, case: &Case) -> PathBuf {
 }
 
 fn toml_host_vars(vars: &[(&str, &str)]) -> String {
-    vars.iter().map(|(k, v)| format!("{k} = \"{v}\"\n")).collect()
+    vars.iter()
+        .map(|(k, v)| format!("{k} = \"{v}\"\n"))
+        .collect()
 }
 
 fn run(cmd: &mut Command) -> Output {
-    cmd.env_remove("HONEY_POLICY_DIR").env_remove("HONEY_RISK_DISABLE").stdin(Stdio::null()).output().unwrap()
+    cmd.env_remove("HONEY_POLICY_DIR")
+        .env_remove("HONEY_RISK_DISABLE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -68,20 +236,32 @@ fn every_example_end_to_end() {
     let mut failures = Vec::new();
     for (i, case) in CASES.iter().enumerate() {
         let dir = policy_dir(tmp.path(), case);
-        let label = format!("#{i} {:?} `{}` env={:?} vars={:?}", case.examples, case.command, case.env, case.host_vars);
+        let label = format!(
+            "#{i} {:?} `{}` env={:?} vars={:?}",
+            case.examples, case.command, case.env, case.host_vars
+        );
 
         // The review surface: a dry run, with the target context on the command line.
         let mut check = Command::new(BIN);
-        check.args(["--check", case.command, "--policy-dir"]).arg(&dir).args(["--env", case.env, "--target", "web-1"]);
+        check
+            .args(["--check", case.command, "--policy-dir"])
+            .arg(&dir)
+            .args(["--env", case.env, "--target", "web-1"]);
         for (k, v) in case.host_vars {
             check.args(["--host-var", &format!("{k}={v}")]);
         }
         check.env("GUARDED_SH_CONFIG", tmp.path().join("absent.toml"));
         let out = run(&mut check);
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let policy_line = stdout.lines().find(|l| l.starts_with("Policy[web-1]: ")).unwrap_or_default();
+        let policy_line = stdout
+            .lines()
+            .find(|l| l.starts_with("Policy[web-1]: "))
+            .unwrap_or_default();
         if out.status.code() != Some(case.check) || !policy_line.contains(case.reason) {
-            failures.push(format!("{label}: --check exit {:?} line {policy_line:?}\n{stdout}", out.status.code()));
+            failures.push(format!(
+                "{label}: --check exit {:?} line {policy_line:?}\n{stdout}",
+                out.status.code()
+            ));
         }
 
         // The shell surface: the same context from the configuration, not a dry run.
@@ -99,12 +279,23 @@ fn every_example_end_to_end() {
             ),
         )
         .unwrap();
-        let out = run(Command::new(BIN).args(["-c", case.command]).env("GUARDED_SH_CONFIG", &config));
+        let out = run(Command::new(BIN)
+            .args(["-c", case.command])
+            .env("GUARDED_SH_CONFIG", &config));
         let stderr = String::from_utf8_lossy(&out.stderr);
         let denied = out.status.code() == Some(126) && stderr.starts_with("guarded-sh: denied: ");
         if case.runs == denied || (!case.runs && !stderr.contains(case.denial)) {
-            failures.push(format!("{label}: shell exit {:?} stderr {stderr:?}", out.status.code()));
+            failures.push(format!(
+                "{label}: shell exit {:?} stderr {stderr:?}",
+                out.status.code()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
 }

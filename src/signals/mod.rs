@@ -83,11 +83,28 @@ const FAMILIES: &[(&[&Spec], Detect)] = &[
     (escape::SPECS, escape::detect),
 ];
 
+/// Wall-clock budget for running every family over one analysis.
+pub const DETECT_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Every signal the analysis raises, in text order.
 pub fn detect(analysis: &Analysis) -> Vec<Signal> {
+    detect_within(analysis, DETECT_BUDGET)
+}
+
+/// `detect`, stopping after the family that crosses `budget`: the unfinished analysis then
+/// carries the critical `ANALYSIS_TIMEOUT`, so the gate fails closed rather than waits.
+pub fn detect_within(analysis: &Analysis, budget: std::time::Duration) -> Vec<Signal> {
+    let started = std::time::Instant::now();
     let mut out = Vec::new();
     for (_, family) in FAMILIES {
         family(analysis, &mut out);
+        if started.elapsed() > budget {
+            out.push(limits::ANALYSIS_TIMEOUT.bare(vec![format!(
+                "signal detection > {} ms",
+                budget.as_millis()
+            )]));
+            break;
+        }
     }
     out.sort_by_key(|s| s.at);
     out

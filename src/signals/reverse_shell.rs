@@ -244,15 +244,17 @@ fn is_network_client(cmd: &Command) -> bool {
 }
 
 fn network_pipe(a: &Analysis, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    let (reads_shell, network) = (shell_reads_stdin(cmd), is_network_client(cmd));
+    if !reads_shell && !network {
+        return;
+    }
     let upstream: Vec<&Command> = a
         .upstream(cmd)
         .iter()
         .filter_map(|&j| a.commands.get(j))
         .collect();
-    let shell_fed_by_network =
-        shell_reads_stdin(cmd) && upstream.iter().any(|c| is_network_client(c));
-    let network_fed_by_shell =
-        is_network_client(cmd) && upstream.iter().any(|c| shell_reads_stdin(c));
+    let shell_fed_by_network = reads_shell && upstream.iter().any(|c| is_network_client(c));
+    let network_fed_by_shell = network && upstream.iter().any(|c| shell_reads_stdin(c));
     if shell_fed_by_network || network_fed_by_shell {
         push_once(out, &NETWORK_PIPE_SHELL, i, cmd, cmd.text());
     }
