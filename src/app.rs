@@ -14,8 +14,10 @@ use crate::policy::engine::{self, CacheMode, Policy};
 use crate::policy::input::{self, InputParts, Session, Target};
 use crate::signals::{self, Signal};
 use crate::{approval, interactive, review, trust};
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Exit status of a denial on the shell surface.
@@ -490,7 +492,22 @@ fn load_policy(
     config: &Config,
     dir: &Path,
     review: &Review,
-) -> Result<Policy, String> {
+) -> Result<Rc<Policy>, String> {
+    thread_local! {
+        /// Policies this process has loaded, by directory: the interactive check server decides
+        /// every command of a session and loads its policy once (DESIGN §5); the shell surface
+        /// decides once per process, so nothing changes for it.
+        static LOADED: RefCell<Vec<(PathBuf, Rc<Policy>)>> = const { RefCell::new(Vec::new()) };
+    }
+    let loaded = LOADED.with(|l| {
+        l.borrow()
+            .iter()
+            .find(|(d, _)| d == dir)
+            .map(|(_, p)| Rc::clone(p))
+    });
+    if let Some(policy) = loaded {
+        return Ok(policy);
+    }
     if review.policy_dir.is_none() {
         trust::check(dir, ctx.uid, &trust::groups())
             .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
@@ -501,7 +518,11 @@ fn load_policy(
         }
         _ => CacheMode::Off,
     };
-    engine::load(dir, &cache).map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))
+    let policy = engine::load(dir, &cache)
+        .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
+    let policy = Rc::new(policy);
+    LOADED.with(|l| l.borrow_mut().push((dir.to_path_buf(), Rc::clone(&policy))));
+    Ok(policy)
 }
 
 fn target(ctx: &Context, config: &Config, review: &Review) -> Target {

@@ -31,7 +31,9 @@ spec!(
 spec!(
     INTERACTIVE_INTERPRETER,
     "INTERACTIVE_INTERPRETER",
-    High,
+    // Medium: automation pipes programs into a bare interpreter (ansible pipelining runs
+    // `/usr/bin/python3` with the module on stdin); an interactive session denies it anyway.
+    Medium,
     "starts an interactive interpreter",
     "`python3`, `perl -d`, `irb`, `node`, `php -a`, `lua` with no code and no script, stdin the terminal (or `python -i`): a REPL that can `os.system` anything."
 );

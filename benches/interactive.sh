@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Per-command cost of the gate inside an interactive session: the same loop of simple commands
+# in bash with the session hook (every command asked of the check server, decided with the
+# installed policy and audited) and in plain bash, RUNS times each; prints the median overhead
+# per checked command. Target: at most 0.5 ms.
+#   benches/interactive.sh                 (uses the installed /usr/local/bin/guarded-sh)
+#   GSH_BENCH_BINARY=target/release/guarded-sh N=3000 RUNS=7 AUDIT=off benches/interactive.sh
+set -euo pipefail
+
+BINARY=${GSH_BENCH_BINARY:-/usr/local/bin/guarded-sh}
+HOOK=${GSH_BENCH_HOOK:-/usr/local/lib/guarded-sh/interactive.bash}
+POLICIES=${GSH_BENCH_POLICIES:-/etc/guarded-sh/policies}
+N=${N:-2000}
+RUNS=${RUNS:-5}
+AUDIT=${AUDIT:-file}
+
+[[ -x $BINARY && -r $HOOK ]] || {
+	echo "benches/interactive.sh: needs $BINARY and $HOOK (run install.sh, or set GSH_BENCH_BINARY/GSH_BENCH_HOOK)" >&2
+	exit 2
+}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/home"
+policy_line="dir = \"$POLICIES\""
+[[ -d $POLICIES ]] || policy_line="# no policy directory"
+audit_line="file = \"$T/audit.jsonl\""
+[[ $AUDIT == file ]] || audit_line="# no audit file"
+cat >"$T/config.toml" <<EOF
+[policy]
+$policy_line
+cache_dir = "/var/cache/guarded-sh"
+[audit]
+syslog = false
+$audit_line
+[interactive]
+hook = "$HOOK"
+EOF
+
+# The loop: per iteration bash runs three simple commands ((i<N)), true, ((i++)).
+# shellcheck disable=SC2016 # expands inside the measured shell
+loop='t0=$EPOCHREALTIME; for ((i = 0; i < '"$N"'; i++)); do true; done; t1=$EPOCHREALTIME; echo "elapsed $t0 $t1"; exit'
+
+elapsed_us() { awk '/^elapsed / { printf "%d\n", ($3 - $2) * 1000000 }'; }
+
+gated() {
+	printf '%s\n' "$loop" | env -i HOME="$T/home" PATH=/usr/bin:/bin TERM=dumb \
+		GUARDED_SH_CONFIG="$T/config.toml" GUARDED_SH_BIN="$BINARY" \
+		bash --noprofile --rcfile "$HOOK" -i 2>/dev/null | elapsed_us
+}
+plain() {
+	printf '%s\n' "$loop" | env -i HOME="$T/home" PATH=/usr/bin:/bin TERM=dumb \
+		bash --noprofile --norc -i 2>/dev/null | elapsed_us
+}
+
+checks=$((3 * N + 1))
+results=()
+for ((r = 0; r < RUNS; r++)); do
+	g=$(gated)
+	p=$(plain)
+	[[ -n $g && -n $p ]] || {
+		echo "benches/interactive.sh: a run produced no timing" >&2
+		exit 1
+	}
+	per=$(awk -v g="$g" -v p="$p" -v c="$checks" 'BEGIN { printf "%.1f", (g - p) / c }')
+	results+=("$per")
+	printf 'run %d: gated %.3f s, plain %.3f s, %d checks, %s us/check\n' "$((r + 1))" \
+		"$(awk -v x="$g" 'BEGIN { print x / 1e6 }')" "$(awk -v x="$p" 'BEGIN { print x / 1e6 }')" "$checks" "$per"
+done
+if [[ $AUDIT == file ]]; then
+	printf 'audit records written: %d (expected at least %d per run)\n' "$(wc -l <"$T/audit.jsonl")" "$checks"
+fi
+median=$(printf '%s\n' "${results[@]}" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+verdict=$(awk -v m="$median" 'BEGIN { print (m <= 500) ? "within" : "OVER" }')
+printf 'median overhead per simple command: %s us (%s the 500 us target; N=%d, runs=%d, audit=%s, policy=%s)\n' \
+	"$median" "$verdict" "$N" "$RUNS" "$AUDIT" "$POLICIES"

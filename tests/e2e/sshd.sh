@@ -1,0 +1,377 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016 # remote commands are single-quoted on purpose: they expand remotely
+# End-to-end test of guarded-sh as an SSH login shell, against a real OpenSSH sshd on
+# 127.0.0.1 (own port, generated host and client keys, UsePAM no, external sftp-server) and a
+# throwaway user whose login shell is the installed binary: ssh, scp (both protocols), sftp,
+# rsync, git, ansible-core, a stdin script, and an interactive session driven through a
+# pseudo-terminal (expect), with a negative control that reruns the interactive checks with a
+# plain /bin/bash login shell and expects them to fail. Run as root on Debian 12:
+#   tests/e2e/sshd.sh                    (installs the packages it needs if missing)
+#   GSH_E2E_BINARY=path tests/e2e/sshd.sh   (test that binary instead of a fresh debug build)
+# Prints one line per check and ends with "N passed, N failed"; exits non-zero on any failure.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PORT=${GSH_E2E_PORT:-22722}
+TUSER=${GSH_E2E_USER:-gshe2e}
+BIN=/usr/local/bin/guarded-sh
+HOOK=/usr/local/lib/guarded-sh/interactive.bash
+POLICIES=/etc/guarded-sh/policies
+passed=0
+failed=0
+started=$SECONDS
+
+[[ $(id -u) == 0 ]] || {
+	echo "tests/e2e/sshd.sh: run as root" >&2
+	exit 2
+}
+
+pass() {
+	passed=$((passed + 1))
+	printf 'ok   %s\n' "$1"
+}
+fail() {
+	failed=$((failed + 1))
+	printf 'FAIL %s%s\n' "$1" "${2:+ ($2)}"
+}
+# check NAME CMD...: one check, by the status of CMD.
+check() {
+	local name=$1
+	shift
+	if "$@" >>"$T/check.log" 2>&1; then pass "$name"; else fail "$name" "see $T/check.log"; fi
+}
+
+# --- packages -------------------------------------------------------------------------
+need=()
+for c in sshd:openssh-server ssh:openssh-client rsync:rsync git:git ansible:ansible-core \
+	expect:expect python3:python3 tmux:tmux; do
+	command -v "${c%%:*}" >/dev/null || [[ -x /usr/sbin/${c%%:*} ]] || need+=("${c#*:}")
+done
+if ((${#need[@]})); then
+	echo "installing: ${need[*]}" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+fi
+
+# --- workspace, binary, install ---------------------------------------------------------
+T=$(mktemp -d /tmp/gsh-e2e.XXXXXX)
+chmod 0755 "$T"
+: >"$T/check.log"
+SSHD_PID=""
+cleanup() {
+	if [[ -n $SSHD_PID ]]; then kill "$SSHD_PID" 2>/dev/null || true; fi
+	pkill -u "$TUSER" 2>/dev/null || true
+	sleep 0.2
+	if id "$TUSER" >/dev/null 2>&1; then
+		usermod -s /bin/bash "$TUSER" 2>/dev/null || true
+		userdel -r "$TUSER" 2>/dev/null || true
+	fi
+	rm -f "/var/lib/guarded-sh/previous-shell.$TUSER"
+	[[ -n ${GSH_E2E_KEEP-} ]] || rm -rf "$T"
+}
+trap cleanup EXIT
+
+if [[ -n ${GSH_E2E_BINARY-} ]]; then
+	binary=$GSH_E2E_BINARY
+else
+	(cd "$REPO" && cargo build -q >&2)
+	binary=$REPO/target/debug/guarded-sh
+fi
+
+id "$TUSER" >/dev/null 2>&1 && userdel -r "$TUSER" 2>/dev/null
+useradd -m -s /bin/bash "$TUSER"
+usermod -p '*' "$TUSER" # not locked: UsePAM no refuses '!'
+THOME=$(getent passwd "$TUSER" | cut -d: -f6)
+
+# Audit to a JSON-lines file (the user's processes append to it), via a test configuration
+# that sshd hands over with SetEnv (trusted: the user cannot change sshd's environment).
+AUDIT=$T/audit.jsonl
+install -m 0666 /dev/null "$AUDIT"
+cat >"$T/config.toml" <<EOF
+[policy]
+dir = "$POLICIES"
+cache_dir = "/var/cache/guarded-sh"
+allow_env_dir = false
+[escape]
+allow = false
+[audit]
+syslog = false
+file = "$AUDIT"
+[interactive]
+hook = "$HOOK"
+EOF
+chmod 0644 "$T/config.toml"
+
+"$REPO/install.sh" --binary "$binary" --user "$TUSER" >"$T/install.log" 2>&1 ||
+	{
+		cat "$T/install.log" >&2
+		exit 1
+	}
+check "install.sh --user: self-test passed and login shell set" \
+	test "$(getent passwd "$TUSER" | cut -d: -f7)" = "$BIN"
+check "install.sh is idempotent" "$REPO/install.sh" --binary "$binary"
+
+# --- sshd and client --------------------------------------------------------------------
+install -d -m 0755 /run/sshd
+ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$T/client_key"
+install -d -m 0700 -o "$TUSER" -g "$TUSER" "$THOME/.ssh"
+install -m 0600 -o "$TUSER" -g "$TUSER" "$T/client_key.pub" "$THOME/.ssh/authorized_keys"
+SFTP_SERVER=/usr/lib/openssh/sftp-server
+cat >"$T/sshd_config" <<EOF
+Port $PORT
+ListenAddress 127.0.0.1
+HostKey $T/host_key
+PidFile $T/sshd.pid
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/authorized_keys
+PermitRootLogin no
+AllowUsers $TUSER
+StrictModes yes
+PrintMotd no
+PermitUserRC no
+PermitUserEnvironment no
+DisableForwarding yes
+Subsystem sftp $SFTP_SERVER
+SetEnv GUARDED_SH_CONFIG=$T/config.toml
+LogLevel ERROR
+EOF
+/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log"
+for _ in $(seq 50); do [[ -s $T/sshd.pid ]] && break; sleep 0.05; done
+SSHD_PID=$(cat "$T/sshd.pid")
+
+cat >"$T/ssh_config" <<EOF
+Host e2e
+  HostName 127.0.0.1
+  Port $PORT
+  User $TUSER
+  IdentityFile $T/client_key
+  IdentitiesOnly yes
+  UserKnownHostsFile $T/known_hosts
+  StrictHostKeyChecking no
+  BatchMode yes
+  LogLevel ERROR
+EOF
+SSH=(ssh -F "$T/ssh_config")
+export GIT_SSH_COMMAND="ssh -F $T/ssh_config"
+rssh() { "${SSH[@]}" e2e "$@"; }
+audit_has() { grep -F -- "$1" "$AUDIT" | grep -qF "\"verdict\":\"$2\""; }
+
+# --- ssh host cmd --------------------------------------------------------------------
+rc=0
+rssh 'exit 3' || rc=$?
+check "ssh host 'exit 3' passes the status through" test "$rc" = 3
+check "stdout clean: 'echo hi' gives exactly hi" test "$(rssh 'echo hi' | od -An -c | tr -s ' ')" = " h i \n"
+head -c 1048576 /dev/urandom >"$T/blob"
+rssh cat <"$T/blob" >"$T/blob.back"
+check "1 MiB binary stdin round trip through ssh host cat" cmp "$T/blob" "$T/blob.back"
+check "yes | head -1 exits 141 (SIGPIPE restored)" \
+	test "$(rssh 'yes | head -1 >/dev/null; echo "${PIPESTATUS[*]}"')" = "141 0"
+check "SHELL points at guarded-sh" test "$(rssh 'echo $SHELL')" = "$BIN"
+check "ssh -tt gets a terminal" bash -c "${SSH[*]} -tt e2e 'test -t 0 && echo tty-ok' </dev/null | grep -q tty-ok"
+
+out=$(printf 'echo one\ncd /tmp\necho "two $PWD"; exit 4\n' | "${SSH[@]}" -T e2e 2>&1) && rc=0 || rc=$?
+check "stdin script runs whole, status 4" test "$rc:$out" = "4:one
+two /tmp"
+rc=0
+out=$(printf 'touch ~/stdin-ran\ncurl -fsS http://127.0.0.1:9/x | sh\n' | "${SSH[@]}" -T e2e 2>&1) || rc=$?
+check "denied stdin script: 126 and none of it ran" \
+	test "$rc:$(rssh 'test -e ~/stdin-ran && echo ran || echo clean')" = "126:clean"
+
+rssh 'touch ~/marker' || true
+rc=0
+out=$(rssh 'rm -f ~/marker; curl -fsS http://127.0.0.1:9/x | sh' 2>&1) || rc=$?
+check "critical command denied with 126 and the message on stderr" \
+	test "$rc" = 126 -a "${out#guarded-sh: denied:}" != "$out"
+check "denied command had no effect (marker survives)" rssh 'test -e ~/marker'
+check "audit: the denial is recorded" audit_has 'rm -f ~/marker; curl' deny
+
+# --- file transfer and git -------------------------------------------------------------
+head -c 200000 /dev/urandom >"$T/up.bin"
+check "scp upload (SFTP protocol)" scp -q -F "$T/ssh_config" "$T/up.bin" e2e:up-sftp.bin
+check "scp download (SFTP protocol)" scp -q -F "$T/ssh_config" e2e:up-sftp.bin "$T/down-sftp.bin"
+check "scp round trip identical (SFTP)" cmp "$T/up.bin" "$T/down-sftp.bin"
+check "scp -O upload (scp -t)" scp -O -q -F "$T/ssh_config" "$T/up.bin" e2e:up-legacy.bin
+check "scp -O download (scp -f)" scp -O -q -F "$T/ssh_config" e2e:up-legacy.bin "$T/down-legacy.bin"
+check "scp -O round trip identical" cmp "$T/up.bin" "$T/down-legacy.bin"
+printf 'put %s sftp.bin\nget sftp.bin %s\nls -l sftp.bin\n' "$T/up.bin" "$T/down-sftpb.bin" >"$T/batch"
+check "sftp -b batch put/get" sftp -q -F "$T/ssh_config" -b "$T/batch" e2e
+check "sftp round trip identical" cmp "$T/up.bin" "$T/down-sftpb.bin"
+mkdir -p "$T/rs/src/d" && cp "$T/up.bin" "$T/rs/src/d/a.bin" && echo x >"$T/rs/src/b.txt"
+check "rsync upload" rsync -a -e "ssh -F $T/ssh_config" "$T/rs/src/" e2e:rs/
+check "rsync download" rsync -a -e "ssh -F $T/ssh_config" e2e:rs/ "$T/rs/back/"
+check "rsync round trip identical" diff -r "$T/rs/src" "$T/rs/back"
+rssh 'git init -q --bare -b main repo.git' || true
+(
+	cd "$T" && git init -q -b main work && cd work &&
+		git -c user.name=e2e -c user.email=e2e@x commit -q --allow-empty -m one
+) >>"$T/check.log" 2>&1
+check "git push" git -C "$T/work" push -q e2e:repo.git main
+check "git clone" git clone -q e2e:repo.git "$T/clone"
+check "git ls-remote" bash -c "git ls-remote e2e:repo.git | grep -q refs/heads/main"
+check "git archive --remote (upload-archive)" bash -c "git archive --remote=e2e:repo.git --format=tar main | tar -t >/dev/null"
+
+# --- ansible ---------------------------------------------------------------------------
+export ANSIBLE_HOME=$T/ansible ANSIBLE_LOCAL_TEMP=$T/ansible/tmp ANSIBLE_HOST_KEY_CHECKING=False
+export ANSIBLE_SSH_ARGS='-o ControlMaster=no -o ControlPersist=no' ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
+printf 'e2e ansible_host=127.0.0.1 ansible_port=%s ansible_user=%s ansible_ssh_private_key_file=%s\n' \
+	"$PORT" "$TUSER" "$T/client_key" >"$T/inventory"
+for pipelining in False True; do
+	export ANSIBLE_PIPELINING=$pipelining
+	check "ansible ping (pipelining $pipelining)" ansible -i "$T/inventory" e2e -m ping
+	check "ansible command (pipelining $pipelining)" bash -c "ansible -i '$T/inventory' e2e -m command -a 'echo cmd-ok' | grep -q cmd-ok"
+	check "ansible shell (pipelining $pipelining)" bash -c "ansible -i '$T/inventory' e2e -m shell -a 'echo sh-ok | tr a-z A-Z' | grep -q SH-OK"
+	check "ansible raw (pipelining $pipelining)" bash -c "ansible -i '$T/inventory' e2e -m raw -a 'uname -s' | grep -q Linux"
+done
+
+# --- automation profile: allowed by the installed baseline and logged ----------------------
+check "audit: sftp-server allowed" audit_has '"command":"/usr/lib/openssh/sftp-server"' allow
+check "audit: scp -t allowed" audit_has '"command":"scp -t up-legacy.bin"' allow
+check "audit: scp -f allowed" audit_has '"command":"scp -f up-legacy.bin"' allow
+check "audit: rsync --server allowed" audit_has '"command":"rsync --server' allow
+check "audit: git-receive-pack allowed" audit_has "\"command\":\"git-receive-pack 'repo.git'\"" allow
+check "audit: git-upload-pack allowed" audit_has "\"command\":\"git-upload-pack 'repo.git'\"" allow
+check "audit: git-upload-archive allowed" audit_has "\"command\":\"git-upload-archive 'repo.git'\"" allow
+check "audit: ansible /bin/sh -c wrapper allowed" audit_has '"command":"/bin/sh -c '"'"'echo ~' allow
+check "audit: ansible pipelined python allowed" audit_has "/usr/bin/python3 && sleep 0'" allow
+# become is not configured for the test user; its exact templates are decided as that user.
+as_user() { (cd / && runuser -u "$TUSER" -- env GUARDED_SH_CONFIG="$T/config.toml" "$@"); }
+become="/bin/sh -c 'sudo -H -S -n  -u root /bin/sh -c '\"'\"'echo BECOME-SUCCESS-abcdef ; /usr/bin/python3 /home/u/.ansible/tmp/ansible-tmp-1/AnsiballZ_ping.py'\"'\"' && sleep 0'"
+check "ansible become template allowed by the baseline" as_user "$BIN" --check "$become"
+become_pipe="/bin/sh -c 'sudo -H -S -n  -u root /bin/sh -c '\"'\"'echo BECOME-SUCCESS-abcdef ; /usr/bin/python3'\"'\"' && sleep 0'"
+check "ansible become (pipelining) template allowed by the baseline" as_user "$BIN" --check "$become_pipe"
+
+# --- interactive session through a pseudo-terminal -------------------------------------
+# expect prints "RESULT <name> ok|fail" per step; a missing marker is a failure, never a pass.
+cat >"$T/session.exp" <<'EOF'
+set timeout $env(EXP_TIMEOUT)
+log_file -a $env(EXP_LOG)
+proc result {name ok} { puts stdout "\nRESULT $name $ok" }
+# Waits for a marker only command output contains; multi-line blocks, so a timeout is seen.
+proc step {name pattern} {
+  expect {
+    -re $pattern {
+      result $name ok
+    }
+    timeout {
+      result $name fail
+    }
+  }
+}
+proc sync {marker} {
+  expect {
+    $marker {}
+    timeout {}
+  }
+}
+spawn -noecho {*}$env(EXP_SSH) -tt e2e
+expect_after {
+  eof {
+    puts stdout "\nRESULT session-eof fail"
+    exit 1
+  }
+}
+send "echo ready-\$((1+1))\r"
+expect {
+  -re {(.*)ready-2} {
+    if {[string first "denied" $expect_out(1,string)] < 0} { result login-files-clean ok } else { result login-files-clean fail }
+  }
+  timeout {
+    result session-started fail
+    exit 1
+  }
+}
+send "cd /tmp && export GSH_FOO=bar\r"
+send "echo \"at-\$PWD-\$GSH_FOO-\$((3*3))\"\r"
+step cd-export-persist {at-/tmp-bar-9}
+send "sleep 3 & echo bg-\$((6*7))\r"
+sync bg-42
+send "jobs; echo jobs-\$((7*7))\r"
+step background-job {Running.*sleep 3.*jobs-49}
+send "kill %1 2>/dev/null; echo killed-\$((8*8))\r"
+sync killed-64
+send "touch ~/victim; echo made-\$((5*5))\r"
+sync made-25
+# One simple command (the session gates each simple command): had it run, ~/victim would be gone.
+send "rm -rf ~/victim \$GSH_NOPE/x\r"
+step critical-denied {guarded-sh: denied}
+send "test -e ~/victim && echo still-\$((4*4))\r"
+step session-continues {still-16}
+foreach {name attempt} {
+  trap-removed {trap - DEBUG}
+  enable-n-trap {enable -n trap}
+  unset-hook {unset -f __gsh_guard}
+  shopt-extdebug {shopt -u extdebug}
+  set-functrace {set +T}
+  bash-env {export BASH_ENV=~/evil.sh}
+  bash-norc {bash --norc}
+  bin-bash {/bin/bash}
+  exec-bash {exec bash --norc}
+} {
+  send "$attempt\r"
+  expect {
+    "guarded-sh: denied" {
+      result tamper-$name ok
+    }
+    timeout {
+      result tamper-$name fail
+      send "exit\r"
+    }
+  }
+}
+send "__gsh_guard() { :; }\r"
+step tamper-redefine-hook {readonly function}
+send "rm -rf ~/victim \$GSH_NOPE/x\r"
+step still-gated-after-tampering {guarded-sh: denied}
+send "test -e ~/victim && echo intact-\$((9*9))\r"
+step victim-intact-at-the-end {intact-81}
+send "exit 7\r"
+expect eof
+lassign [wait] pid spawnid oserr status
+if {$status == 7} { result exit-status ok } else { result exit-status fail }
+EOF
+run_session() {
+	EXP_TIMEOUT=$1 EXP_LOG=$2 EXP_SSH="${SSH[*]}" expect -f "$T/session.exp" 2>&1 |
+		tr -d '\r' | sed -n 's/^RESULT //p' || true
+}
+interactive=$(run_session 10 "$T/session.log")
+while read -r name verdict; do
+	[[ -n $name ]] || continue
+	if [[ $verdict == ok ]]; then pass "interactive: $name"; else fail "interactive: $name" "see $T/session.log"; fi
+done <<<"$interactive"
+if [[ $(wc -l <<<"$interactive") -eq 18 ]]; then
+	pass "interactive: every step reported"
+else
+	fail "interactive: every step reported" "$(wc -l <<<"$interactive") results"
+fi
+for cmd in 'trap - DEBUG' 'enable -n trap' 'unset -f __gsh_guard' 'shopt -u extdebug' 'set +T' \
+	'export BASH_ENV=~/evil.sh' 'bash --norc' '/bin/bash' 'exec bash --norc'; do
+	check "audit: interactive denial of '$cmd' recorded" audit_has "\"command\":\"$cmd\"" deny
+done
+check "audit: interactive commands recorded with mode interactive" grep -qF '"mode":"interactive","tty":true' "$AUDIT"
+check "no check server left behind" bash -c "! pgrep -u $TUSER -f -- '--serve' >/dev/null"
+
+# --- negative control: the same session with an ungated login shell must fail -----------
+usermod -s /bin/bash "$TUSER"
+control=$(run_session 2 "$T/control.log")
+usermod -s "$BIN" "$TUSER"
+pkill -u "$TUSER" -x bash 2>/dev/null || true # the ungated control shells, if any linger
+gating=(critical-denied tamper-trap-removed tamper-enable-n-trap tamper-unset-hook tamper-shopt-extdebug
+	tamper-set-functrace tamper-bash-env tamper-bash-norc tamper-bin-bash tamper-exec-bash)
+missed=0
+for g in "${gating[@]}"; do
+	grep -qx "$g ok" <<<"$control" && missed=$((missed + 1))
+done
+if [[ $missed == 0 ]] && grep -qx 'cd-export-persist ok' <<<"$control"; then
+	pass "negative control: with /bin/bash as login shell every gating check fails (the test can fail)"
+else
+	fail "negative control" "$missed gating checks passed without the gate; see $T/control.log"
+fi
+
+check "nothing of the test user still runs" bash -c "for _ in \$(seq 30); do pgrep -u $TUSER >/dev/null || exit 0; sleep 0.1; done; pgrep -u $TUSER -a; pkill -u $TUSER; exit 1"
+echo "# e2e took $((SECONDS - started))s" >&2
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]

@@ -1,0 +1,98 @@
+//! The interactive check server and the hook's fallback check, through the real binary: the
+//! wire protocol (nonce echoed, `guard` flag, malformed requests), `exit` always allowed,
+//! critical commands and tampering denied, every decision audited with mode `interactive`.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn config(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("config.toml");
+    let text = format!(
+        "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\ncache_dir = \"{}\"\n",
+        dir.join("audit.jsonl").display(),
+        dir.join("no-cache").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn serve(requests: &[u8]) -> (Vec<String>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guarded-sh"))
+        .arg("--serve")
+        .env("GUARDED_SH_CONFIG", config(dir.path()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(requests).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let replies = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap_or_default();
+    (replies, audit)
+}
+
+#[test]
+fn server_protocol_and_decisions() {
+    let (replies, audit) = serve(
+        b"11 - exit 3\x0022 - rm -rf /\x0033 guard exit\x00bogus\x0044 - trap - DEBUG\x0055 - logout\x00",
+    );
+    assert_eq!(replies.len(), 6, "{replies:?}");
+    assert_eq!(replies[0], "11 allow");
+    assert!(
+        replies[1].starts_with("22 deny command risk: "),
+        "{}",
+        replies[1]
+    );
+    assert!(
+        replies[2].starts_with("33 deny session guard"),
+        "{}",
+        replies[2]
+    );
+    assert_eq!(replies[3], "0 deny malformed request");
+    assert!(replies[4].starts_with("44 deny "), "{}", replies[4]);
+    assert_eq!(replies[5], "55 allow");
+    let records: Vec<serde_json::Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 5, "one record per decided request: {audit}");
+    assert!(records.iter().all(|r| r["mode"] == "interactive"));
+    assert_eq!(records[1]["command"], "rm -rf /");
+    assert_eq!(records[1]["verdict"], "deny");
+    assert_eq!(records[2]["stage"], "session");
+}
+
+#[test]
+fn server_exits_when_the_session_closes() {
+    let (replies, audit) = serve(b"");
+    assert!(replies.is_empty() && audit.is_empty());
+}
+
+#[test]
+fn hook_check_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |text: &str| {
+        Command::new(env!("CARGO_BIN_EXE_guarded-sh"))
+            .args(["--hook-check", text])
+            .env("GUARDED_SH_CONFIG", config(dir.path()))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let denied = run("rm -rf /");
+    assert_eq!(denied.status.code(), Some(126));
+    assert!(String::from_utf8_lossy(&denied.stderr).starts_with("guarded-sh: denied: "));
+    assert_eq!(run("exit").status.code(), Some(0));
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    assert!(
+        audit.lines().all(|l| l.contains("\"mode\":\"hook\"")),
+        "{audit}"
+    );
+}
