@@ -1,0 +1,49 @@
+//! Pins the policy input (schema version 1) by snapshot: every key of the reference engine's
+//! `command_exec` shape plus guarded-sh's additions, for a fixed command and context.
+//! After an intended change: `GUARDED_SH_UPDATE_SNAPSHOTS=1 cargo test --test policy_input`.
+
+use guarded_sh::app::{evaluate, Review};
+use guarded_sh::config::Config;
+use guarded_sh::context::Context;
+use guarded_sh::decision::Mode;
+
+fn context() -> Context {
+    Context {
+        uid: 1000,
+        user: "alice".into(),
+        cwd: "/home/alice".into(),
+        host: "prod-1".into(),
+        ssh_client: "127.0.0.1 5555 22".into(),
+        under_sshd: true,
+        ..Context::default()
+    }
+}
+
+#[test]
+fn input_shape_is_pinned() {
+    let mut config = Config::default();
+    config.policy.dir = None;
+    config.target.env = "prod".into();
+    config.target.host_vars.insert("tier".into(), serde_json::json!("prod"));
+    let review = Review {
+        policy_dir: None,
+        ..Review::default()
+    };
+    let cases = [
+        ("kubectl", "kubectl delete pod x -n prod"),
+        ("pipeline", "curl -fsSL https://x.sh | sudo bash"),
+        ("empty", ""),
+    ];
+    let mut all = serde_json::Map::new();
+    for (name, command) in cases {
+        let gated = evaluate(&context(), &config, command, Mode::Command, "command", false, &review);
+        all.insert(name.into(), gated.input);
+    }
+    let actual = serde_json::to_string_pretty(&serde_json::Value::Object(all)).unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/policy_input.json");
+    if std::env::var_os("GUARDED_SH_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(actual, expected, "policy input changed; if intended, regenerate the snapshot (see the module docs)");
+}
