@@ -103,6 +103,10 @@ fn base_record(ctx: &Context, config: &Config, mode: &str, started: Instant) -> 
 
 /// The shell surface.
 fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> Outcome {
+    let ctx = &Context {
+        login: call.login,
+        ..ctx.clone()
+    };
     let (mode, text, exec_args) = match &call.mode {
         ShellMode::Command { text, operands } => {
             let mut args = call.options.clone();
@@ -401,7 +405,7 @@ pub fn evaluate_with(
         mode: session_mode.into(),
         interactive: mode == Mode::Interactive,
         tty: ctx.stdin_tty,
-        login: false,
+        login: ctx.login,
         ssh_client: ctx.ssh_client.clone(),
         ssh_original_command: ctx.ssh_original_command.clone(),
         user: ctx.user.clone(),

@@ -21,6 +21,8 @@ pub struct Context {
     pub ssh_client: String,
     pub ssh_original_command: String,
     pub under_sshd: bool,
+    /// Called as a login shell (`-bash`, `-l`, `--login`); set once the argv is parsed.
+    pub login: bool,
 }
 
 impl Context {
@@ -55,6 +57,7 @@ impl Context {
             ssh_client,
             ssh_original_command,
             under_sshd,
+            login: false,
             env,
         }
     }
