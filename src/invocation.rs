@@ -112,7 +112,7 @@ pub enum UsageError {
 /// Single-letter options of sh and bash that are safe to pass through.
 const SHORT_FLAGS: &str = "abefhkmnptuvxBCEHPTilrsD";
 
-/// Long options of bash (`--rcfile`/`--init-file` take an argument).
+/// Long options of bash that are safe to pass through.
 const LONG_FLAGS: &[&str] = &[
     "--norc",
     "--noprofile",
@@ -211,14 +211,8 @@ fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
         }
         if let Some(long) = text.strip_prefix("--") {
             let long = format!("--{long}");
-            if long == "--rcfile" || long == "--init-file" {
-                let value = rest
-                    .get(i + 1)
-                    .ok_or_else(|| UsageError::MissingArgument(long.clone()))?;
-                call.options.extend([arg.clone(), value.clone()]);
-                i += 2;
-                continue;
-            }
+            // `--rcfile`/`--init-file` name code bash would source behind the gate; sessions
+            // use guarded-sh's own hook file instead, so they are refused like any unknown option.
             if !LONG_FLAGS.contains(&long.as_str()) {
                 return Err(UsageError::UnknownOption(long));
             }
