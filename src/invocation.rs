@@ -424,6 +424,10 @@ mod tests {
             }))
         ));
         assert_eq!(
+            parse(&args(&["bash", "-i", "--rcfile", "/tmp/x", "-c", "true"])),
+            Err(UsageError::UnknownOption("--rcfile".into()))
+        );
+        assert_eq!(
             parse(&args(&["bash", "-Z", "-c", "x"])),
             Err(UsageError::UnknownOption("-Z".into()))
         );
