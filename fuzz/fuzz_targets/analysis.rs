@@ -1,0 +1,54 @@
+//! Fuzzes the shell analysis and the signal families (`parse::analyse` + `signals::detect`) on
+//! arbitrary bytes (converted lossily, as the shell surface does). Invariants: no panic; every
+//! crossed bound raises a critical signal (fail closed); every signal is in the catalogue; and
+//! the decision with an allow-everything policy denies exactly when a signal is critical.
+#![no_main]
+
+use guarded_sh::decision::{decide, Mode, Stage, Verdict};
+use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::policy::decision::PolicyDecision;
+use guarded_sh::signals::{self, detect, first_critical, Severity};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let analysis = analyse(&text, &Limits::default());
+    let found = detect(&analysis);
+    if !analysis.limits.is_empty() {
+        assert!(
+            found.iter().any(|s| s.severity() == Severity::Critical),
+            "bounds {:?} crossed without a critical signal",
+            analysis.limits
+        );
+    }
+    for s in &found {
+        assert!(
+            !signals::lookup(s.id()).is_empty(),
+            "{} is not in the catalogue",
+            s.id()
+        );
+    }
+    let allow_all = PolicyDecision {
+        allow: true,
+        deny_reason: String::new(),
+        decision: "allow".into(),
+        requires: Vec::new(),
+    };
+    for mode in [Mode::Command, Mode::Interactive] {
+        let verdict = decide(false, &found, mode, Some(Ok(&allow_all)));
+        if first_critical(&found).is_some() {
+            assert!(
+                matches!(
+                    verdict,
+                    Verdict::Deny {
+                        stage: Stage::BuiltIn,
+                        ..
+                    }
+                ),
+                "critical signal not denied by the built-in floor: {verdict:?}"
+            );
+        } else if mode == Mode::Command {
+            assert_eq!(verdict, Verdict::Allow { escape: false });
+        }
+    }
+});
