@@ -16,6 +16,7 @@ use crate::signals::{self, Signal};
 use crate::{approval, interactive, review, trust};
 use std::cell::RefCell;
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Instant;
@@ -28,8 +29,26 @@ pub const EXIT_USAGE: i32 = 2;
 /// What `main` does next.
 #[derive(Debug)]
 pub enum Outcome {
-    Exec(ShellExec),
+    /// Exec the real shell; if that fails, record the failure against this decision.
+    Exec(ShellExec, Option<Box<ExecAudit>>),
     Exit(i32),
+}
+
+/// The decision an exec carries out, so a failed exec is audited as what it is.
+#[derive(Debug)]
+pub struct ExecAudit {
+    pub config: crate::config::AuditConfig,
+    pub record: Record,
+}
+
+impl ExecAudit {
+    /// Records that the allowed command did not run, and why.
+    pub fn failed(mut self, error: &std::io::Error, program: &Path) {
+        self.record.verdict = "error".into();
+        self.record.stage = "exec".into();
+        self.record.reason = format!("cannot run {}: {error}", program.display());
+        audit::record(&self.config, &self.record);
+    }
 }
 
 /// Runs guarded-sh for `args` in `ctx`.
@@ -114,12 +133,13 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
             args.extend(operands.iter().cloned());
             ("command", text.to_string_lossy().into_owned(), args)
         }
-        ShellMode::Script { path, operands } => match read_bounded(path, config.limits.max_bytes) {
-            Ok(content) => {
-                // Run exactly the text that was gated: `-c CONTENT PATH ARGS…` keeps `$0`.
+        ShellMode::Script { path, operands } => match read_bounded(path, text_bound(config.limits.max_bytes)) {
+            Ok(bytes) => {
+                // Run exactly the bytes that were gated: `-c CONTENT PATH ARGS…` keeps `$0`.
                 let mut args = call.options.clone();
                 args.push("-c".into());
-                args.push(content.clone().into());
+                let content = String::from_utf8_lossy(&bytes).into_owned();
+                args.push(OsString::from_vec(bytes));
                 args.push(path.clone().into());
                 args.extend(operands.iter().cloned());
                 ("script", content, args)
@@ -136,10 +156,11 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
         }
         ShellMode::Stdin { .. } if ctx.stdin_tty => return interactive::session(ctx, config, call),
         ShellMode::Stdin { operands } => {
-            match read_stdin_bounded(config.interactive.max_stdin_bytes) {
+            match read_stdin_bounded(text_bound(config.interactive.max_stdin_bytes)) {
                 // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole, then
-                // run as `-c CONTENT` so exactly the gated text runs.
-                Ok(content) => {
+                // run as `-c CONTENT` so exactly the gated bytes run.
+                Ok(bytes) => {
+                    let content = String::from_utf8_lossy(&bytes).into_owned();
                     let mut args: Vec<OsString> = call
                         .options
                         .iter()
@@ -147,7 +168,7 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
                         .cloned()
                         .collect();
                     args.push("-c".into());
-                    args.push(content.clone().into());
+                    args.push(OsString::from_vec(bytes));
                     args.push(base_name(&real_shell(config, call.name)));
                     args.extend(operands.iter().cloned());
                     ("stdin", content, args)
@@ -214,7 +235,13 @@ fn gate_and_exec(
         }
     }
     match &gated.verdict {
-        Verdict::Allow { .. } => Outcome::Exec(exec),
+        Verdict::Allow { .. } => Outcome::Exec(
+            exec,
+            Some(Box::new(ExecAudit {
+                config: config.audit.clone(),
+                record,
+            })),
+        ),
         Verdict::Deny { reason, .. } => {
             eprintln!("guarded-sh: denied: {reason}");
             Outcome::Exit(EXIT_DENIED)
@@ -279,7 +306,11 @@ fn held(
                 Verdict::Allow { .. } => {
                     record.verdict = "approved".into();
                     record.reason = how;
-                    (Outcome::Exec(exec), None)
+                    let audit = ExecAudit {
+                        config: config.audit.clone(),
+                        record: record.clone(),
+                    };
+                    (Outcome::Exec(exec, Some(Box::new(audit))), None)
                 }
                 Verdict::Deny { reason, .. } => (Outcome::Exit(EXIT_DENIED), Some(reason)),
                 Verdict::Hold { reason } => (
@@ -293,7 +324,7 @@ fn held(
     };
     record.stage = "approval".into();
     let delivery = audit::record(&config.audit, &record);
-    if let (Outcome::Exec(_), false) = (&outcome, delivery.recorded()) {
+    if let (Outcome::Exec(..), false) = (&outcome, delivery.recorded()) {
         if config.audit.required {
             eprintln!("guarded-sh: denied: the approved command could not be audited");
             return Outcome::Exit(EXIT_DENIED);
@@ -596,8 +627,16 @@ fn strip_login(args: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
+/// Linux refuses one argv string of 128 KiB or more (`MAX_ARG_STRLEN`, counting its NUL); a
+/// script is run as `-c CONTENT`, so it must stay below that whatever the configuration says.
+pub const MAX_ARG_TEXT: usize = 128 * 1024 - 1;
+
+fn text_bound(configured: usize) -> usize {
+    configured.min(MAX_ARG_TEXT)
+}
+
 /// Reads all of stdin, bounded: a larger script is denied unanalysed.
-fn read_stdin_bounded(max: usize) -> Result<String, String> {
+fn read_stdin_bounded(max: usize) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let mut buf = Vec::new();
     std::io::stdin()
@@ -613,11 +652,11 @@ fn read_stdin_bounded(max: usize) -> Result<String, String> {
     if buf.contains(&0) {
         return Err("commands on stdin contain NUL bytes".into());
     }
-    Ok(String::from_utf8_lossy(&buf).into_owned())
+    Ok(buf)
 }
 
 /// Reads a script, bounded: larger files are denied unanalysed.
-fn read_bounded(path: &Path, max: usize) -> Result<String, String> {
+fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let file = std::fs::File::open(path)
         .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
@@ -634,7 +673,7 @@ fn read_bounded(path: &Path, max: usize) -> Result<String, String> {
     if buf.contains(&0) {
         return Err(format!("script {} contains NUL bytes", path.display()));
     }
-    Ok(String::from_utf8_lossy(&buf).into_owned())
+    Ok(buf)
 }
 
 #[cfg(test)]

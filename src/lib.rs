@@ -20,6 +20,7 @@ pub mod context;
 pub mod decision;
 pub mod exec;
 pub mod interactive;
+pub mod interp;
 pub mod invocation;
 pub mod parse;
 pub mod policy;

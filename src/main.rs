@@ -18,17 +18,26 @@ fn main() {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("guarded-sh: denied: internal error{at} (nothing was run)");
+        say(&format!("guarded-sh: denied: internal error{at} (nothing was run)"));
     }));
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let outcome = std::panic::catch_unwind(|| app::run(&ctx, &args));
     match outcome {
-        Ok(Outcome::Exec(spec)) => {
+        Ok(Outcome::Exec(spec, audit)) => {
             let err = exec::exec(&spec);
-            eprintln!("guarded-sh: cannot run {}: {err}", spec.program.display());
+            say(&format!("guarded-sh: cannot run {}: {err}", spec.program.display()));
+            if let Some(audit) = audit {
+                audit.failed(&err, &spec.program);
+            }
             std::process::exit(EXIT_DENIED);
         }
         Ok(Outcome::Exit(code)) => std::process::exit(code),
         Err(_) => std::process::exit(EXIT_DENIED),
     }
+}
+
+/// One line on stderr, never panicking (stderr may be closed or full).
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -371,7 +371,6 @@ fn a_panic_never_lets_the_command_run() {
 /// The same panic must end in the defined denial status, 126, not an abort: the panic hook
 /// itself prints with `eprintln!`, which panics again on an unwritable stderr (SIGABRT today).
 #[test]
-#[ignore = "the panic hook panics on an unwritable stderr and aborts: see docs/hardening.md, 'Problems found'"]
 fn a_panic_ends_in_status_126() {
     use std::os::unix::process::ExitStatusExt;
     let s = Setup::with("");

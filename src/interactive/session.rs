@@ -87,5 +87,5 @@ pub fn start(ctx: &Context, config: &Config, call: &ShellCall) -> Outcome {
         ],
         program: shell,
         env,
-    })
+    }, None)
 }

@@ -162,6 +162,11 @@ pub struct Analysis {
     /// Shell strings that could not be resolved statically (`bash -c "$x"`, `eval "$y"`), with
     /// the command that runs them.
     pub dynamic_code: Vec<(usize, String)>,
+    /// Interpreter programs found (`python3 -c`, a heredoc fed to `perl`, a script file), with
+    /// the command that runs them. See `crate::interp`.
+    pub programs: Vec<(usize, crate::interp::Report)>,
+    /// Script files the caller read for this analysis (`parse::analyse_with`), by path as written.
+    pub scripts: crate::interp::ScriptFiles,
 }
 
 impl Command {

@@ -890,7 +890,13 @@ impl<'l> Lowerer<'l> {
 
     /// Follows what a command runs: wrapped argv, shell strings, remote commands.
     fn follow(&mut self, index: usize, cmd: &Command, ctx: &Ctx) {
-        for inner in unwrap::inner(cmd, &self.out) {
+        let all = unwrap::inner(cmd, &self.out);
+        self.follow_all(index, cmd, ctx, all);
+    }
+
+    /// Lowers each thing `cmd` runs.
+    fn follow_all(&mut self, index: usize, cmd: &Command, ctx: &Ctx, all: Vec<Inner>) {
+        for inner in all {
             match inner {
                 Inner::Argv {
                     via,
@@ -955,8 +961,40 @@ impl<'l> Lowerer<'l> {
                         self.vars = saved;
                     }
                 }
+                Inner::Code(code) => self.program(index, cmd, ctx, &code),
             }
         }
+    }
+
+    /// An interpreter program: its report is kept in `Analysis::programs`, and what it runs is
+    /// lowered with the terminal as stdin (the program text was the interpreter's, not theirs).
+    fn program(&mut self, index: usize, cmd: &Command, ctx: &Ctx, code: &crate::interp::Code) {
+        let analysed = crate::interp::analyse(code, self.limits);
+        if analysed.timed_out {
+            self.limit(Limit::Time {
+                max_ms: self.limits.max_millis,
+            });
+        }
+        if analysed.exhausted {
+            self.limit(Limit::Nodes {
+                max: self.limits.max_nodes,
+            });
+        }
+        self.out.programs.push((index, analysed.report));
+        let (fed, terminal): (Vec<_>, Vec<_>) = analysed.inner.into_iter().partition(|(_, f)| *f);
+        let mut c = ctx.clone();
+        c.stdin = None;
+        let mut plain = cmd.clone();
+        plain.stdin = Stdin::Inherited;
+        self.follow_all(
+            index,
+            &plain,
+            &c,
+            terminal.into_iter().map(|(i, _)| i).collect(),
+        );
+        // Fed by the program: neither the terminal nor text the analysis can see.
+        plain.stdin = Stdin::File(Word::unknown("<program output>"));
+        self.follow_all(index, &plain, &c, fed.into_iter().map(|(i, _)| i).collect());
     }
 
     /// Evaluates a word node into one or more words (brace expansion and field splitting of

@@ -30,6 +30,9 @@ pub struct Limits {
     /// Most pipe operators in one text, counted before parsing: tree-sitter-bash is quadratic
     /// on some long pipelines (`echo -x | cat | cat …`) and does not stop on time inside them.
     pub max_pipes: usize,
+    /// Largest interpreter program analysed, in bytes (`python3 -c`, a heredoc, a script file).
+    /// A larger one is denied unanalysed, so padding cannot push code past the scan.
+    pub max_code_bytes: usize,
 }
 
 impl Default for Limits {
@@ -41,6 +44,7 @@ impl Default for Limits {
             max_nesting: 8,
             max_millis: 1_000,
             max_pipes: 1_024,
+            max_code_bytes: 64 * 1024,
         }
     }
 }
@@ -48,6 +52,15 @@ impl Default for Limits {
 /// Analyses `text` as a shell script.
 pub fn analyse(text: &str, limits: &Limits) -> Analysis {
     let mut lowerer = lower::Lowerer::new(limits);
+    lowerer.script(text, &Context::default(), None);
+    lowerer.out
+}
+
+/// Analyses `text` with the contents of the script files it runs (`python3 x.py`, `./x.py`),
+/// read by the caller (see `crate::interp::analyse_reading`).
+pub fn analyse_with(text: &str, limits: &Limits, scripts: &crate::interp::ScriptFiles) -> Analysis {
+    let mut lowerer = lower::Lowerer::new(limits);
+    lowerer.out.scripts = scripts.clone();
     lowerer.script(text, &Context::default(), None);
     lowerer.out
 }

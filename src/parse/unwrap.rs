@@ -30,6 +30,9 @@ pub enum Inner {
         /// (`bash -c "rm -rf $D"` → `rm -rf $D`), analysed as an approximation.
         template: Option<String>,
     },
+    /// An interpreter program (`python3 -c`, `perl -e`, a heredoc, a script), analysed by
+    /// `crate::interp`; what it runs is lowered like the variants above.
+    Code(crate::interp::Code),
 }
 
 /// Shells whose `-c` string and stdin are shell code.
@@ -118,7 +121,10 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
         "docker" | "podman" | "nerdctl" => container(base, args),
         "kubectl" | "oc" => kubectl(base, args),
         _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
-        _ => Vec::new(),
+        _ => crate::interp::program(cmd, analysis)
+            .map(Inner::Code)
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -94,7 +94,7 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
     }
 }
 
-fn clobber_spec(path: &str) -> Option<&'static Spec> {
+pub(super) fn clobber_spec(path: &str) -> Option<&'static Spec> {
     if is_auth_file(path) {
         Some(&AUTH_FILE_WRITE)
     } else if is_security_config(path) {

@@ -11,10 +11,12 @@ mod clobber;
 mod destructive;
 mod download;
 mod escape;
+mod interpreters;
 mod limits;
 mod permissions;
 mod persistence;
 mod platform;
+mod python;
 mod reverse_shell;
 mod secrets;
 mod structure;
@@ -81,6 +83,8 @@ const FAMILIES: &[(&[&Spec], Detect)] = &[
     (persistence::SPECS, persistence::detect),
     (tamper::SPECS, tamper::detect),
     (escape::SPECS, escape::detect),
+    (python::SPECS, python::detect),
+    (interpreters::SPECS, interpreters::detect),
 ];
 
 /// Wall-clock budget for running every family over one analysis.

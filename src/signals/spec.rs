@@ -20,6 +20,8 @@ pub enum Family {
     Escape,
     Dynamic,
     Limits,
+    Python,
+    Interpreter,
 }
 
 impl Family {
@@ -38,6 +40,8 @@ impl Family {
             Self::Escape => "escape",
             Self::Dynamic => "dynamic",
             Self::Limits => "limits",
+            Self::Python => "python",
+            Self::Interpreter => "interpreter",
         }
     }
 }
