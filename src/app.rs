@@ -273,7 +273,7 @@ fn held(
     exec: ShellExec,
     started: Instant,
 ) -> Outcome {
-    let target = target(ctx, config, &Review::enforcing());
+    let target = fallback_target(ctx, config, &Review::enforcing());
     let request = approval::Held {
         text,
         reason,
@@ -431,7 +431,12 @@ pub fn evaluate_with(
 ) -> Gated {
     let analysis = parse::analyse(text, &config.limits);
     let signals = signals::detect(&analysis);
-    let target = target(ctx, config, review);
+    // An untrusted or unreadable host-vars file leaves the policy without its context: the
+    // policy stage then denies (fail closed) rather than decide on partial facts.
+    let (target, target_error) = match target(ctx, config, review) {
+        Ok(t) => (t, None),
+        Err(e) => (fallback_target(ctx, config, review), Some(e)),
+    };
     let session = Session {
         mode: session_mode.into(),
         interactive: mode == Mode::Interactive,
@@ -455,31 +460,27 @@ pub fn evaluate_with(
     });
     let floor = escape || decision::builtin(&signals, mode).is_some();
     let policy_dir = policy_dir(ctx, config, review);
-    let mut policy_decision = None;
     let mut policy_digest = String::new();
-    let policy_result = match (&policy_dir, floor) {
-        (None, _) => None,
-        (Some(_), true) => None,
-        (Some(dir), false) => Some(match load_policy(ctx, config, dir, review) {
-            Ok(policy) => {
+    // The policy runs only when the floor has not already decided.
+    let policy: Option<Result<PolicyDecision, String>> = match (&policy_dir, floor) {
+        (Some(dir), false) => Some(match target_error {
+            Some(e) => Err(e),
+            None => load_policy(ctx, config, dir, review).and_then(|policy| {
                 policy_digest = policy.digest().to_string();
-                match policy.evaluate(&input) {
-                    Ok(d) => {
-                        policy_decision = Some(d);
-                        Ok(())
-                    }
-                    Err(e) => Err(format!("policy error [{}]: {e}", e.reason_id())),
-                }
-            }
-            Err(e) => Err(e),
+                policy
+                    .evaluate(&input)
+                    .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))
+            }),
         }),
+        _ => None,
     };
-    let policy_arg = match &policy_result {
-        None => None,
-        Some(Err(reason)) => Some(Err(reason.clone())),
-        Some(Ok(())) => policy_decision.as_ref().map(Ok),
-    };
-    let verdict = decision::decide(escape, &signals, mode, policy_arg);
+    let verdict = decision::decide(
+        escape,
+        &signals,
+        mode,
+        policy.as_ref().map(|r| r.as_ref().map_err(Clone::clone)),
+    );
+    let policy_decision = policy.and_then(Result::ok);
     Gated {
         analysis,
         signals,
@@ -543,15 +544,23 @@ fn load_policy(
     if let Some(policy) = loaded {
         return Ok(policy);
     }
-    if review.policy_dir.is_none() {
-        trust::check(dir, ctx.uid, &trust::groups())
-            .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
-    }
-    let cache = match &config.policy.cache_dir {
-        Some(d) if d.is_dir() && trust::check(d, ctx.uid, &trust::groups()).is_ok() => {
-            CacheMode::Dir(d.clone())
+    let cache = if review.policy_dir.is_none() {
+        // Enforcement: the directory, every file in it and the cache directory must not be
+        // writable by the gated user.
+        let groups = trust::groups();
+        let refuse = |e: trust::TrustError| format!("policy error [{}]: {e}", e.reason_id());
+        trust::check(dir, ctx.uid, &groups).map_err(refuse)?;
+        trust::check_entries(dir, ctx.uid, &groups, &["rego", "json"]).map_err(refuse)?;
+        match &config.policy.cache_dir {
+            Some(d) if d.is_dir() => {
+                trust::check(d, ctx.uid, &groups).map_err(refuse)?;
+                CacheMode::Dir(d.clone())
+            }
+            _ => CacheMode::Off,
         }
-        _ => CacheMode::Off,
+    } else {
+        // Review of a directory of one's own: no cache, nothing to trust.
+        CacheMode::Off
     };
     let policy = engine::load(dir, &cache)
         .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
@@ -560,18 +569,37 @@ fn load_policy(
     Ok(policy)
 }
 
-fn target(ctx: &Context, config: &Config, review: &Review) -> Target {
-    let mut host_vars = serde_json::Map::new();
-    for (k, v) in &config.target.host_vars {
-        host_vars.insert(k.clone(), v.clone());
+/// The policy's `target`: configuration, then the host-vars file, then review overrides. The
+/// file must be trusted (not writable by the gated user) and a JSON object; anything else is an
+/// error the policy stage turns into a deny.
+fn target(ctx: &Context, config: &Config, review: &Review) -> Result<Target, String> {
+    let mut target = fallback_target(ctx, config, review);
+    let Some(file) = &config.target.host_vars_file else {
+        return Ok(target);
+    };
+    trust::check(file, ctx.uid, &trust::groups())
+        .map_err(|e| format!("host vars [{}]: {e}", e.reason_id()))?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("host vars: cannot read {}: {e}", file.display()))?;
+    match serde_json::from_str(&text) {
+        Ok(serde_json::Value::Object(map)) => target.host_vars.extend(map),
+        Ok(_) => return Err(format!("host vars: {} is not a JSON object", file.display())),
+        Err(e) => return Err(format!("host vars: {}: {e}", file.display())),
     }
-    if let Some(file) = &config.target.host_vars_file {
-        if let Ok(text) = std::fs::read_to_string(file) {
-            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&text) {
-                host_vars.extend(map);
-            }
-        }
+    for (k, v) in &review.host_vars {
+        target.host_vars.insert(k.clone(), serde_json::Value::String(v.clone()));
     }
+    Ok(target)
+}
+
+/// The target from the configuration and review overrides alone (no host-vars file).
+fn fallback_target(ctx: &Context, config: &Config, review: &Review) -> Target {
+    let mut host_vars: serde_json::Map<String, serde_json::Value> = config
+        .target
+        .host_vars
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     for (k, v) in &review.host_vars {
         host_vars.insert(k.clone(), serde_json::Value::String(v.clone()));
     }

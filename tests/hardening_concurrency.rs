@@ -218,7 +218,6 @@ fn two_hundred_simultaneous_commands_keep_every_record_and_one_valid_cache() {
 /// complaint): the instruction budget is the deterministic bound; wall clock should only be a
 /// generous backstop, or measure CPU time.
 #[test]
-#[ignore = "the 500 ms wall-clock policy timeout denies allowed commands under load: see docs/hardening.md"]
 fn no_policy_timeouts_under_load() {
     let Outcome { runs, .. } = run_two_hundred();
     let timeouts: Vec<_> = runs

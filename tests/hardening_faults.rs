@@ -132,7 +132,6 @@ fn corrupt_or_unreadable_policy_cache_still_decides_and_is_repaired() {
 /// not a hang or an unbounded read. Only root can put one there (the directory is trusted), so
 /// this is robustness, not an attack.
 #[test]
-#[ignore = "cache::read follows links and reads special files without a bound (hangs on /dev/zero): see docs/hardening.md"]
 fn special_files_in_the_cache_are_misses_not_hangs() {
     let s = policy_setup("");
     assert_policy_decides(&s, "cold cache");

@@ -161,7 +161,6 @@ fn configuration_writable_by_the_gated_user_is_refused() {
 /// A root-owned link in a trusted place that points into a directory the user owns: the check
 /// must follow the link (as sudo does) and refuse the real location.
 #[test]
-#[ignore = "trust::check walks the path as given, not its resolved location: see docs/hardening.md"]
 fn symlinked_configuration_into_a_user_directory_is_refused() {
     if skip() {
         return;
@@ -221,7 +220,6 @@ fn policy_directory_writable_by_the_gated_user_is_refused() {
 
 /// The directory is root-owned but one file in it is not: the user can rewrite the policy.
 #[test]
-#[ignore = "policy files inside a trusted directory are not trust-checked: see docs/hardening.md, 'Problems found'"]
 fn policy_file_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;
@@ -256,7 +254,6 @@ fn policy_file_writable_by_the_gated_user_is_refused() {
 /// DESIGN §8 / issue 7: a cache directory the user can write is refused, naming it (today it is
 /// silently ignored and the policy is interpreted instead, which is safe but hides the fault).
 #[test]
-#[ignore = "a user-writable cache directory is silently ignored, not refused: see docs/hardening.md"]
 fn policy_cache_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;
@@ -282,7 +279,6 @@ fn policy_cache_writable_by_the_gated_user_is_refused() {
 /// under the real policy's key: its header checksum is unkeyed, so anyone who can write the file
 /// can forge it. It must not be used.
 #[test]
-#[ignore = "cache files are not trust-checked and are created without an explicit mode: see docs/hardening.md"]
 fn forged_world_writable_cache_file_is_not_used() {
     if skip() {
         return;
@@ -325,7 +321,6 @@ fn forged_world_writable_cache_file_is_not_used() {
 /// `target.host_vars_file` feeds `target.host_vars`, which policies decide on (e.g. prod guards
 /// by host vars); a user who can write it can reclassify the host.
 #[test]
-#[ignore = "host_vars_file is read without a trust check: see docs/hardening.md"]
 fn host_vars_file_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;

@@ -6,6 +6,7 @@ use super::decision::ENTRY_POINTS;
 use regorus::rvm::program::{DeserializationResult, Program};
 use sha2::{Digest, Sha256};
 use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -55,12 +56,7 @@ pub fn cache_file(dir: &Path, key: &str) -> PathBuf {
 /// Read and verify the program for `key`; any doubt is a miss, never an error. Returns the
 /// program and the `data.honey` entry names it was compiled for (always starting with `allow`).
 pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheMiss> {
-    let path = cache_file(dir, key);
-    let bytes = match std::fs::metadata(&path) {
-        Err(_) => return Err(CacheMiss::Absent),
-        Ok(meta) if meta.len() > MAX_FILE_BYTES => return Err(invalid("file too large")),
-        Ok(_) => std::fs::read(&path).map_err(|e| invalid(&e.to_string()))?,
-    };
+    let bytes = read_trusted(&cache_file(dir, key))?;
     let payload = verify_header(&bytes, key)?;
     let program = match Program::deserialize_binary(payload) {
         Ok(DeserializationResult::Complete(program)) => program,
@@ -83,7 +79,45 @@ pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheM
     Ok((Arc::new(program), names))
 }
 
-/// Serialize `program` and store it for `key`: temp file in `dir`, fsync, rename.
+/// Reads a cache file only if it is a regular file (not a link, FIFO or device: opened with
+/// `O_NOFOLLOW | O_NONBLOCK` and checked on the open descriptor), owned by root or by this
+/// process's user, writable by nobody else, and within `MAX_FILE_BYTES`. The header checksum
+/// detects damage, not forgery; ownership and mode are what keep a gated user from planting a
+/// program compiled from a policy of their own.
+fn read_trusted(path: &Path) -> Result<Vec<u8>, CacheMiss> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CacheMiss::Absent),
+        Err(e) => return Err(invalid(&e.to_string())),
+    };
+    let meta = file.metadata().map_err(|e| invalid(&e.to_string()))?;
+    if !meta.is_file() {
+        return Err(invalid("not a regular file"));
+    }
+    let euid = nix::unistd::geteuid().as_raw();
+    if meta.uid() != 0 && meta.uid() != euid {
+        return Err(invalid("owned by another user"));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(invalid("writable by group or others"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(invalid("file too large"));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| invalid(&e.to_string()))?;
+    Ok(bytes)
+}
+
+/// Serialize `program` and store it for `key`: temp file in `dir` (mode 0644), fsync, rename.
 pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBuf> {
     let payload = program.serialize_binary().map_err(std::io::Error::other)?;
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
@@ -101,6 +135,7 @@ pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBu
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(0o644)
             .open(&temp)?;
         file.write_all(&bytes)?;
         file.sync_all()?;

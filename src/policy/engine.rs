@@ -52,7 +52,9 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_instructions: 1_000_000,
-            timeout: Duration::from_millis(500),
+            // A backstop only: the instruction budget is the real bound, and a short wall clock
+            // denied ordinary commands on a loaded machine.
+            timeout: Duration::from_secs(3),
         }
     }
 }
