@@ -450,7 +450,6 @@ fn script_at_the_argv_limit_is_run_or_denied_consistently() {
 /// comments but not heredoc bodies, so a quoted heredoc that mentions `|` often (a Markdown table,
 /// a shell snippet written to a file) is denied as "syntax tree too large".
 #[test]
-#[ignore = "recover::pipe_count counts `|` inside heredoc bodies: see docs/hardening.md, 'Problems found'"]
 fn heredoc_text_with_many_pipes_is_data() {
     let case = Case {
         name: "quoted heredoc with 2,000 table rows",

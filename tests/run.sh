@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(openssh-server openssh-client rsync git ansible-core expect tmux shellcheck python3-venv procps)
+packages=(openssh-server openssh-client rsync git ansible-core expect tmux shellcheck python3-venv procps time)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -31,6 +31,8 @@ if [ -x tests/oracle/run.sh ]; then
   echo "== OPA differential oracle"
   tests/oracle/run.sh
 fi
+echo "== fuzz smoke (each target briefly; skips with a line when nightly or cargo-fuzz are missing)"
+tests/fuzz_smoke.sh
 echo "== install.sh (static, non-PIE release build) and the end-to-end test through a real sshd"
 ./install.sh
 GSH_E2E_BINARY="$PWD/target/x86_64-unknown-linux-gnu/release/guarded-sh" tests/e2e/sshd.sh

@@ -120,15 +120,32 @@ pub(crate) fn pipe_count(src: &str) -> usize {
     let bytes = src.as_bytes();
     let (mut count, mut i) = (0, 0);
     let (mut single, mut double, mut comment) = (false, false, false);
+    // Heredocs whose bodies start at the next newline: (delimiter, strip leading tabs).
+    let mut pending: Vec<(Vec<u8>, bool)> = Vec::new();
     while let Some(&b) = bytes.get(i) {
         match b {
             b'\\' if !single => i += 1,
-            b'\n' => comment = false,
+            b'\n' => {
+                comment = false;
+                if !single && !double {
+                    // Heredoc bodies are data: skip them whole.
+                    for (delimiter, strip) in pending.drain(..) {
+                        i = skip_heredoc_body(bytes, i + 1, &delimiter, strip);
+                    }
+                }
+            }
             _ if comment => {}
             b'\'' if !double => single = !single,
             b'"' if !single => double = !double,
             b'#' if !single && !double && (i == 0 || bytes[i - 1].is_ascii_whitespace()) => {
                 comment = true
+            }
+            b'<' if !single && !double && bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
+                let (delimiter, strip, end) = heredoc_delimiter(bytes, i + 2);
+                if !delimiter.is_empty() {
+                    pending.push((delimiter, strip));
+                }
+                i = end.saturating_sub(1).max(i + 1);
             }
             b'|' if !single && !double => {
                 if bytes.get(i + 1) == Some(&b'|') {
@@ -142,6 +159,54 @@ pub(crate) fn pipe_count(src: &str) -> usize {
         i += 1;
     }
     count
+}
+
+/// The delimiter word of a heredoc starting at `at` (just after `<<`), unquoted, whether `<<-`
+/// strips tabs, and where the word ends.
+fn heredoc_delimiter(bytes: &[u8], mut at: usize) -> (Vec<u8>, bool, usize) {
+    let strip = bytes.get(at) == Some(&b'-');
+    if strip {
+        at += 1;
+    }
+    while bytes.get(at).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        at += 1;
+    }
+    let mut word = Vec::new();
+    let mut quote = None;
+    while let Some(&b) = bytes.get(at) {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => word.push(b),
+            None if b == b'\'' || b == b'"' => quote = Some(b),
+            None if b == b'\\' => {}
+            None if b.is_ascii_whitespace() || b";|&<>()".contains(&b) => break,
+            None => word.push(b),
+        }
+        at += 1;
+    }
+    (word, strip, at)
+}
+
+/// The index of the newline ending a heredoc body that starts at `start`, or the end of input.
+fn skip_heredoc_body(bytes: &[u8], start: usize, delimiter: &[u8], strip: bool) -> usize {
+    let mut line_start = start;
+    while line_start < bytes.len() {
+        let line_end = bytes[line_start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |p| line_start + p);
+        let mut line = &bytes[line_start..line_end];
+        if strip {
+            while line.first() == Some(&b'\t') {
+                line = &line[1..];
+            }
+        }
+        if line == delimiter {
+            return line_end;
+        }
+        line_start = line_end + 1;
+    }
+    bytes.len()
 }
 
 /// A short text near the first syntax error, for the signal's evidence; `None` when the only
