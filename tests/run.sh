@@ -32,7 +32,10 @@ if [ -x tests/oracle/run.sh ]; then
   tests/oracle/run.sh
 fi
 echo "== fuzz smoke (each target briefly; skips with a line when nightly or cargo-fuzz are missing)"
-tests/fuzz_smoke.sh
+if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  cargo install --locked cargo-fuzz
+fi
+FUZZ_SECONDS=15 tests/fuzz_smoke.sh
 echo "== install.sh (static, non-PIE release build) and the end-to-end test through a real sshd"
 ./install.sh
 GSH_E2E_BINARY="$PWD/target/x86_64-unknown-linux-gnu/release/guarded-sh" tests/e2e/sshd.sh
