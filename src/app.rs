@@ -99,7 +99,9 @@ fn load_config(ctx: &Context) -> Result<Config, String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
     if path.exists() {
-        trust::check(&path, ctx.uid, &trust::groups()).map_err(|e| e.to_string())?;
+        if ctx.uid != 0 {
+            trust::check(&path, ctx.uid, &trust::groups()).map_err(|e| e.to_string())?;
+        }
     }
     config::load(&path).map_err(|e| e.to_string())
 }
@@ -133,19 +135,21 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
             args.extend(operands.iter().cloned());
             ("command", text.to_string_lossy().into_owned(), args)
         }
-        ShellMode::Script { path, operands } => match read_bounded(path, text_bound(config.limits.max_bytes)) {
-            Ok(bytes) => {
-                // Run exactly the bytes that were gated: `-c CONTENT PATH ARGS…` keeps `$0`.
-                let mut args = call.options.clone();
-                args.push("-c".into());
-                let content = String::from_utf8_lossy(&bytes).into_owned();
-                args.push(OsString::from_vec(bytes));
-                args.push(path.clone().into());
-                args.extend(operands.iter().cloned());
-                ("script", content, args)
+        ShellMode::Script { path, operands } => {
+            match read_bounded(path, text_bound(config.limits.max_bytes)) {
+                Ok(bytes) => {
+                    // Run exactly the bytes that were gated: `-c CONTENT PATH ARGS…` keeps `$0`.
+                    let mut args = call.options.clone();
+                    args.push("-c".into());
+                    let content = String::from_utf8_lossy(&bytes).into_owned();
+                    args.push(OsString::from_vec(bytes));
+                    args.push(path.clone().into());
+                    args.extend(operands.iter().cloned());
+                    ("script", content, args)
+                }
+                Err(message) => return deny_early(ctx, config, "script", &message, started),
             }
-            Err(message) => return deny_early(ctx, config, "script", &message, started),
-        },
+        }
         ShellMode::Stdin { .. }
             if call
                 .options
@@ -511,6 +515,9 @@ pub fn policy_dir(ctx: &Context, config: &Config, review: &Review) -> Option<Pat
     if let Some(dir) = &review.policy_dir {
         return Some(dir.clone());
     }
+    if !config.policy.enabled {
+        return None;
+    }
     if config.policy.allow_env_dir {
         if let Some(dir) = ctx.env_policy_dir() {
             return Some(dir);
@@ -547,7 +554,11 @@ fn load_policy(
     let cache = if review.policy_dir.is_none() {
         // Enforcement: the directory, every file in it and the cache directory must not be
         // writable by the gated user.
-        let groups = trust::groups();
+        let groups = if ctx.uid == 0 {
+            Vec::new()
+        } else {
+            trust::groups()
+        };
         let refuse = |e: trust::TrustError| format!("policy error [{}]: {e}", e.reason_id());
         trust::check(dir, ctx.uid, &groups).map_err(refuse)?;
         trust::check_entries(dir, ctx.uid, &groups, &["rego", "json"]).map_err(refuse)?;
@@ -562,8 +573,8 @@ fn load_policy(
         // Review of a directory of one's own: no cache, nothing to trust.
         CacheMode::Off
     };
-    let policy = engine::load(dir, &cache)
-        .map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
+    let policy =
+        engine::load(dir, &cache).map_err(|e| format!("policy error [{}]: {e}", e.reason_id()))?;
     let policy = Rc::new(policy);
     LOADED.with(|l| l.borrow_mut().push((dir.to_path_buf(), Rc::clone(&policy))));
     Ok(policy)
@@ -583,11 +594,18 @@ fn target(ctx: &Context, config: &Config, review: &Review) -> Result<Target, Str
         .map_err(|e| format!("host vars: cannot read {}: {e}", file.display()))?;
     match serde_json::from_str(&text) {
         Ok(serde_json::Value::Object(map)) => target.host_vars.extend(map),
-        Ok(_) => return Err(format!("host vars: {} is not a JSON object", file.display())),
+        Ok(_) => {
+            return Err(format!(
+                "host vars: {} is not a JSON object",
+                file.display()
+            ))
+        }
         Err(e) => return Err(format!("host vars: {}: {e}", file.display())),
     }
     for (k, v) in &review.host_vars {
-        target.host_vars.insert(k.clone(), serde_json::Value::String(v.clone()));
+        target
+            .host_vars
+            .insert(k.clone(), serde_json::Value::String(v.clone()));
     }
     Ok(target)
 }

@@ -53,6 +53,9 @@ impl Default for Shells {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
+    /// `false`: no policy at all, only the built-in floor decides (the environment and the
+    /// default directory are ignored too).
+    pub enabled: bool,
     /// The policy directory. Unset: `/etc/guarded-sh/policies` if it exists, else none.
     pub dir: Option<PathBuf>,
     /// Honour `HONEY_POLICY_DIR` from the trusted initial environment.
@@ -64,6 +67,7 @@ pub struct PolicyConfig {
 impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
+            enabled: true,
             dir: None,
             allow_env_dir: true,
             cache_dir: Some("/var/cache/guarded-sh".into()),

@@ -30,9 +30,12 @@ impl Context {
     pub fn capture() -> Self {
         let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
         let uid = nix::unistd::getuid();
-        let (user, home) = match nix::unistd::User::from_uid(uid) {
-            Ok(Some(u)) => (u.name, Some(u.dir)),
-            _ => (uid.to_string(), None),
+        let (user, home) = match passwd_entry(uid.as_raw()) {
+            Some(found) => found,
+            None => match nix::unistd::User::from_uid(uid) {
+                Ok(Some(u)) => (u.name, Some(u.dir)),
+                _ => (uid.to_string(), None),
+            },
         };
         let get = |name: &str| {
             env.iter()
@@ -92,6 +95,28 @@ impl Context {
     }
 }
 
+/// The user's name and home from `/etc/passwd`, read directly: the common case without the
+/// cost of NSS (nsswitch parsing, nscd probes) on every command. Users from other sources
+/// (LDAP, SSSD) fall back to `getpwuid`.
+fn passwd_entry(uid: u32) -> Option<(String, Option<PathBuf>)> {
+    let text = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd_lookup(&text, uid)
+}
+
+fn passwd_lookup(text: &str, uid: u32) -> Option<(String, Option<PathBuf>)> {
+    text.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        match fields.as_slice() {
+            [name, _, id, _, _, home, ..]
+                if id.parse::<u32>().ok() == Some(uid) && !name.is_empty() =>
+            {
+                Some((name.to_string(), Some(PathBuf::from(home))))
+            }
+            _ => None,
+        }
+    })
+}
+
 /// Variables removed before exec.
 pub fn scrubbed(name: &str) -> bool {
     matches!(
@@ -117,6 +142,18 @@ mod tests {
         for v in ["", "0", "false", "False", " "] {
             assert!(!truthy(v), "{v:?}");
         }
+    }
+
+    #[test]
+    fn passwd_lines() {
+        let text =
+            "root:x:0:0:root:/root:/bin/bash\n+nis\nalice:x:1000:1000:A:/home/alice:/bin/sh\n";
+        assert_eq!(
+            passwd_lookup(text, 1000),
+            Some(("alice".into(), Some("/home/alice".into())))
+        );
+        assert_eq!(passwd_lookup(text, 0).map(|e| e.0), Some("root".into()));
+        assert_eq!(passwd_lookup(text, 7), None);
     }
 
     #[test]

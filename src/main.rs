@@ -18,14 +18,19 @@ fn main() {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        say(&format!("guarded-sh: denied: internal error{at} (nothing was run)"));
+        say(&format!(
+            "guarded-sh: denied: internal error{at} (nothing was run)"
+        ));
     }));
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let outcome = std::panic::catch_unwind(|| app::run(&ctx, &args));
     match outcome {
         Ok(Outcome::Exec(spec, audit)) => {
             let err = exec::exec(&spec);
-            say(&format!("guarded-sh: cannot run {}: {err}", spec.program.display()));
+            say(&format!(
+                "guarded-sh: cannot run {}: {err}",
+                spec.program.display()
+            ));
             if let Some(audit) = audit {
                 audit.failed(&err, &spec.program);
             }

@@ -42,7 +42,12 @@ pub fn check(path: &Path, uid: u32, gids: &[u32]) -> Result<(), TrustError> {
 
 /// Checks every entry of `dir` with one of `extensions` (its own owner and mode; a link is
 /// checked through to its target), after `check(dir)` vouched for the directory itself.
-pub fn check_entries(dir: &Path, uid: u32, gids: &[u32], extensions: &[&str]) -> Result<(), TrustError> {
+pub fn check_entries(
+    dir: &Path,
+    uid: u32,
+    gids: &[u32],
+    extensions: &[&str],
+) -> Result<(), TrustError> {
     if uid == 0 {
         return Ok(());
     }
@@ -52,7 +57,10 @@ pub fn check_entries(dir: &Path, uid: u32, gids: &[u32], extensions: &[&str]) ->
     })?;
     for entry in entries.flatten() {
         let path = entry.path();
-        if !path.extension().is_some_and(|e| extensions.iter().any(|x| e == *x)) {
+        if !path
+            .extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+        {
             continue;
         }
         let meta = std::fs::symlink_metadata(&path).map_err(|e| TrustError::Unreadable {

@@ -207,7 +207,8 @@ fn oversized_and_deep_inputs_are_denied_within_bounds() {
             max_rss_mib: 64,
         },
         Case {
-            name: "100,000 nested $( in a script (max_bytes 1 MiB, still under the 128 KiB argv cap)",
+            name:
+                "100,000 nested $( in a script (max_bytes 1 MiB, still under the 128 KiB argv cap)",
             config: "[limits]\nmax_bytes = 1048576\n",
             via: Via::Script,
             text: nested(100_000).into_bytes(),

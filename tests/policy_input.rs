@@ -24,7 +24,10 @@ fn input_shape_is_pinned() {
     let mut config = Config::default();
     config.policy.dir = None;
     config.target.env = "prod".into();
-    config.target.host_vars.insert("tier".into(), serde_json::json!("prod"));
+    config
+        .target
+        .host_vars
+        .insert("tier".into(), serde_json::json!("prod"));
     let review = Review {
         policy_dir: None,
         ..Review::default()
@@ -36,14 +39,26 @@ fn input_shape_is_pinned() {
     ];
     let mut all = serde_json::Map::new();
     for (name, command) in cases {
-        let gated = evaluate(&context(), &config, command, Mode::Command, "command", false, &review);
+        let gated = evaluate(
+            &context(),
+            &config,
+            command,
+            Mode::Command,
+            "command",
+            false,
+            &review,
+        );
         all.insert(name.into(), gated.input);
     }
     let actual = serde_json::to_string_pretty(&serde_json::Value::Object(all)).unwrap() + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/policy_input.json");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/policy_input.json");
     if std::env::var_os("GUARDED_SH_UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, &actual).unwrap();
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(actual, expected, "policy input changed; if intended, regenerate the snapshot (see the module docs)");
+    assert_eq!(
+        actual, expected,
+        "policy input changed; if intended, regenerate the snapshot (see the module docs)"
+    );
 }

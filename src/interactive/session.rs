@@ -77,15 +77,18 @@ pub fn start(ctx: &Context, config: &Config, call: &ShellCall) -> Outcome {
         env.push((BIN_VAR.into(), exe.into_os_string()));
     }
     let shell = config.interactive.shell.clone();
-    Outcome::Exec(ShellExec {
-        argv0: base_name(&shell),
-        args: vec![
-            "--noprofile".into(),
-            "--rcfile".into(),
-            hook.clone().into_os_string(),
-            "-i".into(),
-        ],
-        program: shell,
-        env,
-    }, None)
+    Outcome::Exec(
+        ShellExec {
+            argv0: base_name(&shell),
+            args: vec![
+                "--noprofile".into(),
+                "--rcfile".into(),
+                hook.clone().into_os_string(),
+                "-i".into(),
+            ],
+            program: shell,
+            env,
+        },
+        None,
+    )
 }

@@ -10,8 +10,12 @@ pub enum Stdin {
     Inherited,
     /// The output of the earlier stages of pipeline `pipeline` (an index into `Analysis::pipelines`).
     Pipe { pipeline: usize, stage: usize },
-    /// A heredoc body; `text` is its static value when it has one.
-    Heredoc { text: Option<String> },
+    /// A heredoc body; `text` is its static value when it has one. `template` is, for a body
+    /// with run-time expansions, the body with them left as written (`rm -rf $D`).
+    Heredoc {
+        text: Option<String>,
+        template: Option<String>,
+    },
     /// A here-string.
     HereString(Word),
     /// `< file` (the word may be a process substitution, see `Redirect::process`).

@@ -471,8 +471,11 @@ impl<'l> Lowerer<'l> {
                     }
                 }
                 "heredoc_redirect" => {
-                    let (body, rest) = self.heredoc(src, child, ctx);
-                    c.stdin = Some(Stdin::Heredoc { text: body });
+                    let (body, template, rest) = self.heredoc(src, child, ctx);
+                    c.stdin = Some(Stdin::Heredoc {
+                        text: body,
+                        template,
+                    });
                     trailing.extend(rest);
                 }
                 _ => {}
@@ -534,14 +537,14 @@ impl<'l> Lowerer<'l> {
         }
     }
 
-    /// The static body of a heredoc (if it has one) and any statements tree-sitter nested in the
-    /// redirect (`| sh`, `&& next`).
+    /// The static body of a heredoc (if it has one, else its template) and any statements
+    /// tree-sitter nested in the redirect (`| sh`, `&& next`).
     fn heredoc<'t>(
         &mut self,
         src: &str,
         node: Node<'t>,
         ctx: &Ctx,
-    ) -> (Option<String>, Vec<Node<'t>>) {
+    ) -> (Option<String>, Option<String>, Vec<Node<'t>>) {
         let mut quoted = false;
         let mut strip_tabs = false;
         let mut body = None;
@@ -561,11 +564,11 @@ impl<'l> Lowerer<'l> {
             }
         }
         let Some(body) = body else {
-            return (Some(String::new()), rest);
+            return (Some(String::new()), None, rest);
         };
         let raw = text(src, body);
         if quoted {
-            return (Some(strip(raw, strip_tabs)), rest);
+            return (Some(strip(raw, strip_tabs)), None, rest);
         }
         let mut state = WordState::default();
         let mut dynamic = false;
@@ -576,10 +579,11 @@ impl<'l> Lowerer<'l> {
                 self.part(src, child, ctx, &mut state, true);
             }
         }
+        let body = strip(&unescape_double_quoted(raw), strip_tabs);
         if dynamic {
-            return (None, rest);
+            return (None, Some(body), rest);
         }
-        (Some(strip(&unescape_double_quoted(raw), strip_tabs)), rest)
+        (Some(body), None, rest)
     }
 
     fn herestring(&mut self, src: &str, node: Node, ctx: &Ctx) -> Option<Word> {

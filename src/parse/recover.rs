@@ -140,7 +140,11 @@ pub(crate) fn pipe_count(src: &str) -> usize {
             b'#' if !single && !double && (i == 0 || bytes[i - 1].is_ascii_whitespace()) => {
                 comment = true
             }
-            b'<' if !single && !double && bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
+            b'<' if !single
+                && !double
+                && bytes.get(i + 1) == Some(&b'<')
+                && bytes.get(i + 2) != Some(&b'<') =>
+            {
                 let (delimiter, strip, end) = heredoc_delimiter(bytes, i + 2);
                 if !delimiter.is_empty() {
                     pending.push((delimiter, strip));

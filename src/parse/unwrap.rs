@@ -578,7 +578,7 @@ fn shell(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
 /// The shell code a command reads on stdin, when the text shows it.
 fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<Inner> {
     let text = match stdin {
-        Stdin::Heredoc { text } => text.clone(),
+        Stdin::Heredoc { text, .. } => text.clone(),
         Stdin::HereString(w) => w.value().map(str::to_string),
         Stdin::Pipe { .. } => {
             return match piped_text(stdin, analysis) {
@@ -599,6 +599,7 @@ fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<Inner> {
     let raw = text.clone().unwrap_or_default();
     let template = match stdin {
         Stdin::HereString(w) => w.template.clone(),
+        Stdin::Heredoc { template, .. } => template.clone(),
         _ => None,
     };
     vec![Inner::Script {
@@ -629,7 +630,7 @@ pub fn piped_text(stdin: &Stdin, analysis: &Analysis) -> Option<String> {
             return echoed(first);
         }
         match &first.stdin {
-            Stdin::Heredoc { text } => return text.clone(),
+            Stdin::Heredoc { text, .. } => return text.clone(),
             Stdin::HereString(w) => return w.value().map(|v| format!("{v}\n")),
             other => stdin = other,
         }
