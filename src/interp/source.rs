@@ -1,0 +1,223 @@
+//! Where an interpreter command's program comes from: its code options (`-c`, `-e`, `-r`,
+//! `--eval`, an awk or sed program), stdin (heredoc, here-string, static pipe, `< file`), a
+//! script operand, or a directly executed script whose shebang names an interpreter.
+
+use super::args::{code_args, Found};
+use super::{Code, Language, Origin};
+use crate::parse::unwrap::piped_text;
+use crate::parse::{Analysis, Command, Stdin, Word};
+
+/// The language an interpreter name runs (`python3.11` → Python, `gawk` → Awk).
+pub fn language(base: &str) -> Option<Language> {
+    let python = |b: &str| {
+        b.strip_prefix("python")
+            .or_else(|| b.strip_prefix("pypy"))
+            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    };
+    Some(match base {
+        b if python(b) => Language::Python,
+        "perl" | "perl5" => Language::Perl,
+        "ruby" | "jruby" | "truffleruby" => Language::Ruby,
+        "node" | "nodejs" => Language::Node,
+        "php" | "php-cli" => Language::Php,
+        "lua" | "luajit" | "lua5.1" | "lua5.2" | "lua5.3" | "lua5.4" => Language::Lua,
+        "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
+        "sed" | "gsed" => Language::Sed,
+        b if b.starts_with("perl5.") => Language::Perl,
+        _ => return None,
+    })
+}
+
+/// The program `cmd` runs, when it is an interpreter (or a script naming one) and the program
+/// text is in the command, on its stdin, or among the script files the caller read.
+pub fn program(cmd: &Command, analysis: &Analysis) -> Option<Code> {
+    let base = cmd.base()?;
+    let Some(language) = language(base) else {
+        return shebang_script(cmd, analysis);
+    };
+    let code = |origin, text: Option<String>, partial| Code {
+        language,
+        interpreter: base.to_string(),
+        origin,
+        text,
+        partial,
+    };
+    match code_args(language, &cmd.args) {
+        Found::Inline(words) => {
+            let (text, partial) = joined(&words);
+            Some(code(Origin::Inline, text, partial))
+        }
+        Found::File(word) => {
+            let path = word.value()?;
+            if path == "-" {
+                let (text, partial) = stdin_text(cmd, analysis)?;
+                return Some(code(Origin::Stdin, text, partial));
+            }
+            let text = analysis.scripts.get(path)?.clone();
+            Some(code(Origin::File(path.to_string()), Some(text), false))
+        }
+        Found::Stdin => {
+            let (text, partial) = stdin_text(cmd, analysis)?;
+            Some(code(Origin::Stdin, text, partial))
+        }
+        Found::Nothing => None,
+    }
+}
+
+/// Several `-e` programs run as one, joined by newlines (perl, ruby, lua, sed). A word that is
+/// only partly known contributes its template.
+fn joined(words: &[Word]) -> (Option<String>, bool) {
+    let mut partial = false;
+    let mut parts = Vec::new();
+    for w in words {
+        match (w.value(), &w.template) {
+            (Some(v), _) => parts.push(v.to_string()),
+            (None, Some(t)) => {
+                partial = true;
+                parts.push(t.clone());
+            }
+            (None, None) => return (None, true),
+        }
+    }
+    (Some(parts.join("\n")), partial)
+}
+
+/// What the command reads on stdin and whether it is a template (a heredoc or here-string with
+/// run-time expansions, left as written); `Some((None, _))` when it is program text only known
+/// at run time, `None` when nothing in the text shows a program.
+fn stdin_text(cmd: &Command, analysis: &Analysis) -> Option<(Option<String>, bool)> {
+    match &cmd.stdin {
+        Stdin::Heredoc {
+            text: None,
+            template: Some(t),
+        } => Some((Some(t.clone()), true)),
+        Stdin::Heredoc { text, .. } => Some((text.clone(), false)),
+        Stdin::HereString(w) => Some(match (w.value(), &w.template) {
+            (Some(v), _) => (Some(format!("{v}\n")), false),
+            (None, Some(t)) => (Some(format!("{t}\n")), true),
+            (None, None) => (None, false),
+        }),
+        Stdin::Pipe { .. } => piped_text(&cmd.stdin, analysis).map(|t| (Some(t), false)),
+        Stdin::File(w) => analysis
+            .scripts
+            .get(w.value()?)
+            .map(|t| (Some(t.clone()), false)),
+        Stdin::Inherited | Stdin::Process { .. } => None,
+    }
+}
+
+/// `./x.py`, `/opt/tools/run`: a script run by path whose first line names an interpreter.
+fn shebang_script(cmd: &Command, analysis: &Analysis) -> Option<Code> {
+    let path = cmd.name_value()?;
+    if !path.contains('/') {
+        return None;
+    }
+    let text = analysis.scripts.get(path)?;
+    let interpreter = shebang(text)?;
+    let language = language(&interpreter)?;
+    Some(Code {
+        language,
+        interpreter,
+        origin: Origin::File(path.to_string()),
+        text: Some(text.clone()),
+        partial: false,
+    })
+}
+
+/// The interpreter a `#!` line names: `#!/usr/bin/python3 -u` → `python3`,
+/// `#!/usr/bin/env -S python3 -E` → `python3`.
+pub fn shebang(text: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let base = first.rsplit('/').next().unwrap_or(first);
+    if base != "env" {
+        return Some(base.to_string());
+    }
+    let mut words = words.peekable();
+    while let Some(w) = words.next() {
+        if w == "-S" || w == "--split-string" || w.starts_with('-') && !w.starts_with("-S") {
+            if matches!(w, "-u" | "--unset" | "-C" | "--chdir") {
+                words.next();
+            }
+            continue;
+        }
+        if let Some(rest) = w.strip_prefix("-S") {
+            return Some(rest.rsplit('/').next().unwrap_or(rest).to_string());
+        }
+        if w.contains('=') {
+            continue;
+        }
+        return Some(w.rsplit('/').next().unwrap_or(w).to_string());
+    }
+    None
+}
+
+/// The script files the analysis refers to and could read more of: interpreter script
+/// operands, `< file` fed to an interpreter, and commands run by path (for their shebang).
+/// The edge reads them (bounded) and analyses again with their contents.
+pub fn script_paths(analysis: &Analysis) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |p: &str| {
+        if !p.is_empty() && !out.iter().any(|o| o == p) {
+            out.push(p.to_string());
+        }
+    };
+    for cmd in &analysis.commands {
+        let Some(base) = cmd.base() else { continue };
+        match language(base) {
+            Some(language) => match code_args(language, &cmd.args) {
+                Found::File(w) => {
+                    if let Some(p) = w.value().filter(|p| *p != "-") {
+                        push(p);
+                    }
+                }
+                Found::Stdin => {
+                    if let Stdin::File(w) = &cmd.stdin {
+                        if let Some(p) = w.value() {
+                            push(p);
+                        }
+                    }
+                }
+                _ => {}
+            },
+            None => {
+                if let Some(p) = cmd.name_value().filter(|p| p.contains('/')) {
+                    push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shebang_table() {
+        let cases = [
+            ("#!/usr/bin/python3\n", Some("python3")),
+            ("#!/usr/bin/env python3\nimport os", Some("python3")),
+            ("#! /usr/bin/env -S python3 -u\n", Some("python3")),
+            ("#!/usr/bin/env -Spython3.11\n", Some("python3.11")),
+            ("#!/usr/bin/env FOO=1 perl -w\n", Some("perl")),
+            ("#!/bin/bash\n", Some("bash")),
+            ("print(1)\n", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(shebang(text).as_deref(), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn language_table() {
+        assert_eq!(language("python3.12"), Some(Language::Python));
+        assert_eq!(language("python"), Some(Language::Python));
+        assert_eq!(language("pythonw"), None);
+        assert_eq!(language("gawk"), Some(Language::Awk));
+        assert_eq!(language("perl5.36"), Some(Language::Perl));
+        assert_eq!(language("rm"), None);
+    }
+}

@@ -1,0 +1,66 @@
+//! Interpreter programs of every language: code too large to scan (fail closed), code only known
+//! at run time, and for perl, ruby, node, php, lua, awk and sed their run-time shell-outs, inline
+//! code that is not analysed, reverse shells and shell escapes. Literal shell-outs were lowered
+//! into the IR by `crate::interp` and meet the shell families there.
+
+use super::python::{once, shared};
+use super::{Family, Severity, Signal, Spec};
+use crate::interp::{Finding, Language, Origin};
+use crate::parse::Analysis;
+
+macro_rules! spec {
+    ($name:ident, $id:literal, $sev:ident, $family:ident, $reason:literal, $explain:literal) => {
+        pub static $name: Spec = Spec {
+            id: $id,
+            severity: Severity::$sev,
+            reason: $reason,
+            family: Family::$family,
+            explain: $explain,
+        };
+    };
+}
+
+spec!(INTERPRETER_CODE_TOO_LARGE, "INTERPRETER_CODE_TOO_LARGE", Critical, Limits, "interpreter code too large to analyse",
+    "An interpreter program (`python3 -c`, a heredoc, a script file, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
+spec!(INTERPRETER_DYNAMIC_CODE, "INTERPRETER_DYNAMIC_CODE", Medium, Interpreter, "interpreter code only known at run time",
+    "An interpreter's program is built at run time, wholly (`python3 -c \"$CODE\"`, a heredoc with expansions) or partly (`python3 -c \"print('$X')\"`, analysed with the expansions left as written): what it finally runs cannot be seen.");
+spec!(INTERPRETER_INLINE_CODE, "INTERPRETER_INLINE_CODE", Medium, Interpreter, "inline interpreter code",
+    "Inline code for `perl -e`, `ruby -e`, `node -e/--eval/-p`, `php -r`, `lua -e`: only its shell-outs are analysed (literal `system`, backticks, `qx`, `exec`, `child_process`, `popen`, `os.execute`, `shell_exec` … are followed into the shell analyzer), the rest can do anything the language can. `command` names the interpreter, so a policy can allow one and deny another. Python is analysed in full and has its own signals.");
+spec!(INTERPRETER_DYNAMIC_SHELL_EXEC, "INTERPRETER_DYNAMIC_SHELL_EXEC", Medium, Interpreter, "shell command built at runtime",
+    "A perl, ruby, node, php, lua, awk or sed program runs a shell command or program only known at run time: `system($cmd)`, `` `ls $dir` ``, `exec(cmd)`, awk `system(\"rm \" $1)` or `print | cmd`, sed `e` or `s/…/…&/e`.");
+
+pub static SPECS: &[&Spec] = &[
+    &INTERPRETER_CODE_TOO_LARGE,
+    &INTERPRETER_DYNAMIC_CODE,
+    &INTERPRETER_INLINE_CODE,
+    &INTERPRETER_DYNAMIC_SHELL_EXEC,
+];
+
+pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
+    for (i, report) in &a.programs {
+        let Some(cmd) = a.commands.get(*i) else {
+            continue;
+        };
+        if report.too_large {
+            let evidence = format!("{} bytes of {}", report.bytes, report.interpreter);
+            once(out, &INTERPRETER_CODE_TOO_LARGE, *i, cmd, &evidence);
+            continue;
+        }
+        // awk and sed programs with `$VAR` in them are everyday text processing, not code.
+        if report.dynamic && report.language.is_general() {
+            once(out, &INTERPRETER_DYNAMIC_CODE, *i, cmd, &report.interpreter);
+        }
+        if report.language == Language::Python {
+            continue;
+        }
+        if report.language.is_general() && report.origin == Origin::Inline {
+            once(out, &INTERPRETER_INLINE_CODE, *i, cmd, &report.interpreter);
+        }
+        for finding in &report.findings {
+            if let Finding::DynamicShell(call) = finding {
+                once(out, &INTERPRETER_DYNAMIC_SHELL_EXEC, *i, cmd, call);
+            }
+        }
+        shared(*i, cmd, report, out);
+    }
+}

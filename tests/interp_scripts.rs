@@ -1,0 +1,263 @@
+//! Script files: `python3 x.py`, `./x.py` with a shebang, `python3 < x.py`, scripts that run
+//! scripts. The files are handed in (the core never reads them); a table of commands, files,
+//! expected signals, verdict and the policy's `command.interpreter`.
+
+use guarded_sh::decision::{builtin, Mode};
+use guarded_sh::interp::{analyse_reading, interpreter, script_paths};
+use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::signals::detect;
+
+struct Case {
+    command: &'static str,
+    files: &'static [(&'static str, &'static str)],
+    expected: &'static [&'static str],
+    verdict: &'static str,
+    interpreter: &'static str,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        command: "python3 deploy.py --force",
+        files: &[("deploy.py", "import shutil\nshutil.rmtree('/')\n")],
+        expected: &["PYTHON_RMTREE_SYSTEM_PATH"],
+        verdict: "deny",
+        interpreter: "python3",
+    },
+    Case {
+        command: "./tool.py",
+        files: &[(
+            "./tool.py",
+            "#!/usr/bin/env python3\nimport os\nos.system(f'echo {1}')\nos.system('rm -rf /')\n",
+        )],
+        expected: &["DELETE_ROOT_PATH", "PYTHON_DYNAMIC_SHELL_EXEC"],
+        verdict: "deny",
+        interpreter: "python3",
+    },
+    Case {
+        command: "sudo /opt/bin/cleanup",
+        files: &[(
+            "/opt/bin/cleanup",
+            "#!/usr/bin/python3.12 -E\nfrom pathlib import Path\nPath('/etc/shadow').unlink()\n",
+        )],
+        expected: &["PYTHON_DELETE_SYSTEM_PATH", "SUDO_PRIVILEGE_ESCALATION"],
+        verdict: "deny",
+        interpreter: "python3.12",
+    },
+    Case {
+        command: "./wipe",
+        files: &[("./wipe", "#!/usr/bin/perl -w\nsystem('rm -rf /');\n")],
+        expected: &["DELETE_ROOT_PATH", "!INTERPRETER_INLINE_CODE"],
+        verdict: "deny",
+        interpreter: "perl",
+    },
+    Case {
+        command: "ruby task.rb",
+        files: &[("task.rb", "puts `uname -a`\nsystem('ls', '-l')\n")],
+        expected: &["!INTERPRETER_INLINE_CODE", "!DELETE_ROOT_PATH"],
+        verdict: "allow",
+        interpreter: "ruby",
+    },
+    Case {
+        command: "python3 < job.py",
+        files: &[("job.py", "import os\nos.system('rm -rf /')\n")],
+        expected: &["DELETE_ROOT_PATH"],
+        verdict: "deny",
+        interpreter: "python3",
+    },
+    Case {
+        command: "python3 a.py",
+        files: &[
+            ("a.py", "import subprocess\nsubprocess.run(['python3', 'b.py'])\n"),
+            ("b.py", "import shutil\nshutil.rmtree('/usr')\n"),
+        ],
+        expected: &["PYTHON_RMTREE_SYSTEM_PATH"],
+        verdict: "deny",
+        interpreter: "python3",
+    },
+    Case {
+        command: "python3 broken.py",
+        files: &[("broken.py", "import os\nos.system('rm -rf /')\ndef (:\n")],
+        expected: &["PYTHON_PARSE_INCOMPLETE", "DELETE_ROOT_PATH"],
+        verdict: "deny",
+        interpreter: "python3",
+    },
+    Case {
+        command: "python3 missing.py",
+        files: &[],
+        expected: &["!INTERPRETER_DYNAMIC_CODE"],
+        verdict: "allow",
+        interpreter: "python3",
+    },
+    Case {
+        command: "./build.sh",
+        files: &[("./build.sh", "#!/bin/bash\nmake all\n")],
+        expected: &[],
+        verdict: "allow",
+        interpreter: "",
+    },
+    Case {
+        command: "python3 app.py",
+        files: &[(
+            "app.py",
+            "import json, sys\n\ndef main() -> int:\n    data = json.load(sys.stdin)\n    print(data)\n    return 0\n\nif __name__ == '__main__':\n    raise SystemExit(main())\n",
+        )],
+        expected: &["!PYTHON_MODULE_IMPORT"],
+        verdict: "allow",
+        interpreter: "python3",
+    },
+    Case {
+        command: "ls -la",
+        files: &[],
+        expected: &[],
+        verdict: "allow",
+        interpreter: "",
+    },
+    Case {
+        command: "sed -n 1p f | awk '{print $1}' | perl -ne 'print' && python3 -V",
+        files: &[],
+        expected: &["INTERPRETER_INLINE_CODE"],
+        verdict: "allow",
+        interpreter: "perl",
+    },
+    Case {
+        command: "grep x f | sed s/a/b/",
+        files: &[],
+        expected: &[],
+        verdict: "allow",
+        interpreter: "",
+    },
+];
+
+#[test]
+fn script_table() {
+    let limits = Limits::default();
+    let mut failures = Vec::new();
+    for case in CASES {
+        let mut read = |path: &str| {
+            case.files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, text)| text.to_string())
+        };
+        let analysis = analyse_reading(case.command, &limits, &mut read);
+        let signals = detect(&analysis);
+        let ids: Vec<&str> = signals.iter().map(|s| s.id()).collect();
+        let verdict = if builtin(&signals, Mode::Command).is_some() {
+            "deny"
+        } else {
+            "allow"
+        };
+        for want in case.expected {
+            let ok = match want.strip_prefix('!') {
+                Some(absent) => !ids.contains(&absent),
+                None => ids.contains(want),
+            };
+            if !ok {
+                failures.push(format!("{}: {want} (got {ids:?})", case.command));
+            }
+        }
+        if verdict != case.verdict {
+            failures.push(format!("{}: verdict {verdict} (got {ids:?})", case.command));
+        }
+        let got = interpreter(&analysis);
+        if got != case.interpreter {
+            failures.push(format!("{}: interpreter {got:?}", case.command));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn script_paths_lists_what_to_read() {
+    let analysis = analyse(
+        "python3 -u a.py x && ./b.pl; perl -e 1; cat c; sudo /opt/d; python3 < e.py; python3 -c 1",
+        &Limits::default(),
+    );
+    assert_eq!(
+        script_paths(&analysis),
+        ["a.py", "./b.pl", "/opt/d", "e.py"]
+    );
+}
+
+#[test]
+fn oversized_scripts_fail_closed() {
+    let big = format!("import os\n{}os.system('ls')\n", "x = 1\n".repeat(12_000));
+    let mut read = |_: &str| Some(big.clone());
+    let analysis = analyse_reading("python3 big.py", &Limits::default(), &mut read);
+    let signals = detect(&analysis);
+    assert!(signals
+        .iter()
+        .any(|s| s.id() == "INTERPRETER_CODE_TOO_LARGE"));
+    assert!(builtin(&signals, Mode::Command).is_some());
+
+    let tight = Limits {
+        max_code_bytes: 16,
+        ..Limits::default()
+    };
+    let inline = analyse("python3 -c 'print(\"hello world\")'", &tight);
+    let ids: Vec<&str> = detect(&inline).iter().map(|s| s.id()).collect();
+    assert!(ids.contains(&"INTERPRETER_CODE_TOO_LARGE"), "{ids:?}");
+    let small = analyse("perl -e 1", &tight);
+    let ids: Vec<&str> = detect(&small).iter().map(|s| s.id()).collect();
+    assert!(!ids.contains(&"INTERPRETER_CODE_TOO_LARGE"), "{ids:?}");
+}
+
+#[test]
+fn unreadable_files_are_asked_for_once() {
+    let mut asked = Vec::new();
+    let mut read = |p: &str| {
+        asked.push(p.to_string());
+        None
+    };
+    let _ = analyse_reading(
+        "python3 a.py; python3 a.py; ./x",
+        &Limits::default(),
+        &mut read,
+    );
+    assert_eq!(asked, ["a.py", "./x"]);
+}
+
+/// The edge's reader, as `app.rs` wires it: regular files only, opened non-blocking (a FIFO
+/// named as a script cannot stall the gate), at most `max + 1` bytes (an oversized script is
+/// still seen as too large).
+fn read_script(cwd: &std::path::Path, path: &str, max: usize) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(cwd.join(path))
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut buf = Vec::new();
+    file.take(max as u64 + 1).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+#[test]
+fn real_files_through_the_edge_reader() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("wipe.py");
+    std::fs::write(
+        &script,
+        "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/')\n",
+    )
+    .expect("write");
+    let fifo = dir.path().join("fifo.py");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    let limits = Limits::default();
+    let mut read = |p: &str| read_script(dir.path(), p, limits.max_code_bytes);
+    for command in ["python3 wipe.py", "./wipe.py", "sudo python3 ./wipe.py"] {
+        let analysis = analyse_reading(command, &limits, &mut read);
+        let ids: Vec<&str> = detect(&analysis).iter().map(|s| s.id()).collect();
+        assert!(
+            ids.contains(&"PYTHON_RMTREE_SYSTEM_PATH"),
+            "{command}: {ids:?}"
+        );
+        assert_eq!(interpreter(&analysis), "python3", "{command}");
+    }
+    let analysis = analyse_reading("python3 fifo.py; ./missing.py", &limits, &mut read);
+    assert!(detect(&analysis).is_empty());
+}
