@@ -8,12 +8,12 @@ use crate::context::Context;
 use crate::decision::{self, Mode, Verdict};
 use crate::exec::{base_name, ShellExec};
 use crate::invocation::{self, Invocation, ShellCall, ShellMode, ShellName};
-use crate::parse::{self, Analysis};
+use crate::parse::Analysis;
 use crate::policy::decision::PolicyDecision;
 use crate::policy::engine::{self, CacheMode, Policy};
 use crate::policy::input::{self, InputParts, Session, Target};
 use crate::signals::{self, Signal};
-use crate::{approval, interactive, review, trust};
+use crate::{approval, interactive, review, script_files, trust};
 use std::cell::RefCell;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -98,10 +98,8 @@ fn load_config(ctx: &Context) -> Result<Config, String> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
-    if path.exists() {
-        if ctx.uid != 0 {
-            trust::check(&path, ctx.uid, &trust::groups()).map_err(|e| e.to_string())?;
-        }
+    if ctx.uid != 0 && path.exists() {
+        trust::check(&path, ctx.uid, &trust::groups()).map_err(|e| e.to_string())?;
     }
     config::load(&path).map_err(|e| e.to_string())
 }
@@ -433,7 +431,10 @@ pub fn evaluate_with(
     review: &Review,
     approved: bool,
 ) -> Gated {
-    let analysis = parse::analyse(text, &config.limits);
+    let limits = &config.limits;
+    let mut read =
+        |path: &str| script_files::read_script(Path::new(&ctx.cwd), path, limits.max_code_bytes);
+    let analysis = crate::interp::analyse_reading(text, limits, &mut read);
     let signals = signals::detect(&analysis);
     // An untrusted or unreadable host-vars file leaves the policy without its context: the
     // policy stage then denies (fail closed) rather than decide on partial facts.
@@ -500,13 +501,7 @@ pub fn evaluate_with(
 /// The interpreter the command hands its work to (`python3 -c …`, `perl script.pl`), for the
 /// policy's `command.interpreter`; empty for plain shell.
 pub fn interpreter(analysis: &Analysis) -> String {
-    analysis
-        .commands
-        .iter()
-        .filter_map(|c| c.base())
-        .find(|b| signals::is_interpreter(b))
-        .unwrap_or_default()
-        .to_string()
+    crate::interp::interpreter(analysis)
 }
 
 /// The policy directory: `--policy-dir` (review only), `HONEY_POLICY_DIR` from the trusted

@@ -25,5 +25,6 @@ pub mod invocation;
 pub mod parse;
 pub mod policy;
 pub mod review;
+pub mod script_files;
 pub mod signals;
 pub mod trust;

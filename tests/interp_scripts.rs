@@ -217,25 +217,6 @@ fn unreadable_files_are_asked_for_once() {
     assert_eq!(asked, ["a.py", "./x"]);
 }
 
-/// The edge's reader, as `app.rs` wires it: regular files only, opened non-blocking (a FIFO
-/// named as a script cannot stall the gate), at most `max + 1` bytes (an oversized script is
-/// still seen as too large).
-fn read_script(cwd: &std::path::Path, path: &str, max: usize) -> Option<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-        .open(cwd.join(path))
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut buf = Vec::new();
-    file.take(max as u64 + 1).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
-}
-
 #[test]
 fn real_files_through_the_edge_reader() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -248,7 +229,8 @@ fn real_files_through_the_edge_reader() {
     let fifo = dir.path().join("fifo.py");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
     let limits = Limits::default();
-    let mut read = |p: &str| read_script(dir.path(), p, limits.max_code_bytes);
+    let mut read =
+        |p: &str| guarded_sh::script_files::read_script(dir.path(), p, limits.max_code_bytes);
     for command in ["python3 wipe.py", "./wipe.py", "sudo python3 ./wipe.py"] {
         let analysis = analyse_reading(command, &limits, &mut read);
         let ids: Vec<&str> = detect(&analysis).iter().map(|s| s.id()).collect();

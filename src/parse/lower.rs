@@ -151,6 +151,9 @@ pub(crate) struct Lowerer<'l> {
     vars: Vars,
     /// Syntax depth at which the text being parsed was found (0 for the top level).
     base_depth: usize,
+    /// Start bytes of the simple commands lowered from the text being parsed (not from texts
+    /// nested in it), so the parse-error fallback knows which lines were already seen.
+    lowered: Vec<usize>,
     /// The elements of the array value `assignment_parts` just evaluated, for `remember`.
     pending_array: Option<Option<Vec<String>>>,
 }
@@ -217,6 +220,7 @@ impl<'l> Lowerer<'l> {
             vars: Vars::default(),
             pending_array: None,
             base_depth: 0,
+            lowered: Vec::new(),
         }
     }
 
@@ -272,7 +276,37 @@ impl<'l> Lowerer<'l> {
         if let Some(snippet) = recover::error_snippet(text, root) {
             self.out.parse_errors.push(snippet);
         }
+        let outer = std::mem::take(&mut self.lowered);
         self.stmt(text, root, &ctx);
+        if root.has_error() {
+            self.lines_error_recovery_hid(text, &ctx);
+        }
+        self.lowered = outer;
+    }
+
+    /// A syntax error can make tree-sitter swallow whole commands into an ERROR node as plain
+    /// words (`rm -rf /` followed by an unterminated quote on the next line). Every line of the
+    /// text on which no command was lowered, and that parses cleanly on its own, is lowered on
+    /// its own: one parse error never hides a command elsewhere.
+    fn lines_error_recovery_hid(&mut self, text: &str, ctx: &Ctx) {
+        const MAX_LINES: usize = 2048;
+        let mut start = 0;
+        for line in text.split_inclusive('\n').take(MAX_LINES) {
+            let end = start + line.len();
+            let seen = self.lowered.iter().any(|&b| (start..end).contains(&b));
+            let body = line.trim();
+            if !seen && !body.is_empty() && !body.starts_with('#') && !self.stopped {
+                if let Some(tree) = self.parse(line) {
+                    let root = tree.root_node();
+                    if !root.has_error() {
+                        let saved = std::mem::take(&mut self.lowered);
+                        self.stmt(line, root, ctx);
+                        self.lowered = saved;
+                    }
+                }
+            }
+            start = end;
+        }
     }
 
     /// `script` for a shell string found at syntax depth `tree_depth`: the depth carries on, so
@@ -719,6 +753,7 @@ impl<'l> Lowerer<'l> {
     /// `export`, `declare`, `local`, `readonly`, `typeset`, `unset`: a command whose operands
     /// may be assignments.
     fn declaration(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        self.lowered.push(node.start_byte());
         let index = self.reserve(ctx);
         let mut name = Word::default();
         let mut args = Vec::new();
@@ -754,6 +789,7 @@ impl<'l> Lowerer<'l> {
     }
 
     fn command(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        self.lowered.push(node.start_byte());
         let index = self.reserve(ctx);
         let mut words = Vec::new();
         let mut assignments = Vec::new();

@@ -26,6 +26,7 @@ impl Detected {
         let mut d = Detected::default();
         for cmd in &analysis.commands {
             let name = match cmd.base() {
+                Some("") => continue,
                 Some(b) => b.to_string(),
                 None if cmd.name.raw.is_empty() => continue,
                 None => cmd.name.raw.clone(),
