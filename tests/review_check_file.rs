@@ -25,7 +25,10 @@ struct Setup {
 impl Setup {
     fn new(policy: Option<&Path>) -> Self {
         let tmp = tempfile::tempdir().unwrap();
-        let policy = policy.map_or(String::new(), |p| format!("dir = \"{}\"\n", p.display()));
+        // No policy means none at all: not even an installed /etc/guarded-sh/policies.
+        let policy = policy.map_or("enabled = false\n".to_string(), |p| {
+            format!("dir = \"{}\"\n", p.display())
+        });
         let config = format!(
             "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\n{policy}allow_env_dir = false\n[target]\nname = \"prod-1\"\n",
             tmp.path().join("audit.jsonl").display()

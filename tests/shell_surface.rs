@@ -17,19 +17,11 @@ impl Setup {
     fn new(extra: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let audit = dir.path().join("audit.jsonl");
+        // No policy at all (not even an installed /etc/guarded-sh/policies): these tests are
+        // about the shell surface and the built-in floor.
         let config = format!(
-            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\ndir = \"{}/no-policy-configured\"\nallow_env_dir = false\n{extra}",
-            audit.display(),
-            dir.path().display()
-        );
-        // A configured but missing policy directory would deny everything; these tests run with
-        // none configured, so point `dir` away only when a test asks for it.
-        let config = config.replace(
-            &format!(
-                "[policy]\ndir = \"{}/no-policy-configured\"\n",
-                dir.path().display()
-            ),
-            "[policy]\n",
+            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nenabled = false\n{extra}",
+            audit.display()
         );
         std::fs::write(dir.path().join("config.toml"), config).unwrap();
         Setup { dir }
