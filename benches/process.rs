@@ -3,7 +3,7 @@
 //! examples together, and 50 generated policies. Runs are interleaved round-robin so drift hits
 //! every variant alike; medians and ratios are printed.
 //!
-//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--rounds N]`
+//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--compare PATH]… [--rounds N]`
 //! (default binary: the static release build, else target/release/guarded-sh)
 
 use std::path::{Path, PathBuf};
@@ -59,6 +59,11 @@ fn generated_policies(dir: &Path, n: usize) -> PathBuf {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // `cargo test --all-targets` runs bench targets without `--bench`: nothing to measure then.
+    if !args.iter().any(|a| a == "--bench") {
+        println!("process benchmark: run it with `cargo bench --bench process`");
+        return;
+    }
     let arg = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -133,6 +138,25 @@ fn main() {
             failures: 0,
         });
     }
+    // `--compare PATH` (repeatable): other builds of guarded-sh (another profile, a dynamic PIE
+    // build), each measured with no policy in the same interleaved rounds.
+    let no_policy = write_config(&tmp, "compare-no-policy", None);
+    for (k, a) in args.iter().enumerate() {
+        if a != "--compare" {
+            continue;
+        }
+        let Some(other) = args.get(k + 1) else {
+            continue;
+        };
+        variants.push(Variant {
+            name: format!("{other} -c true (no policy)"),
+            program: PathBuf::from(other),
+            args: vec!["-c".into(), "true".into()],
+            env: vec![("GUARDED_SH_CONFIG".into(), no_policy.display().to_string())],
+            samples: vec![],
+            failures: 0,
+        });
+    }
     // Warm up: fills the page cache and each scenario's policy cache.
     for v in &variants {
         for _ in 0..5 {
@@ -176,12 +200,12 @@ fn main() {
         binary.display()
     );
     println!(
-        "{:<44} {:>9} {:>12} {:>9} {:>9}",
+        "{:<64} {:>9} {:>12} {:>9} {:>9}",
         "command", "median ms", "vs bash (ms)", "x bash", "x dash"
     );
     for (name, m, n) in &medians {
         println!(
-            "{name:<44} {m:>9.3} {:>+12.3} {:>9.2} {:>9.2}   (n={n})",
+            "{name:<64} {m:>9.3} {:>+12.3} {:>9.2} {:>9.2}   (n={n})",
             m - bash,
             m / bash,
             m / dash
