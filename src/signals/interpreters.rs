@@ -21,7 +21,9 @@ macro_rules! spec {
 }
 
 spec!(INTERPRETER_CODE_TOO_LARGE, "INTERPRETER_CODE_TOO_LARGE", Critical, Limits, "interpreter code too large to analyse",
-    "An interpreter program (`python3 -c`, a heredoc, a script file, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
+    "Inline interpreter code (`python3 -c`, a heredoc or here-string, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
+spec!(INTERPRETER_SCRIPT_TOO_LARGE, "INTERPRETER_SCRIPT_TOO_LARGE", Medium, Interpreter, "interpreter script file too large to analyse",
+    "A script file an interpreter runs (`python3 x.py`, a shebang script) is larger than `limits.max_code_bytes`, so it was not analysed. Unlike inline code this is not denied outright: a file on disk is outside what a command-line gate promises to see (a user who can write it can write a binary too), and automation runs large generated scripts (ansible's AnsiballZ modules are over 64 KiB). A policy can deny it.");
 spec!(INTERPRETER_DYNAMIC_CODE, "INTERPRETER_DYNAMIC_CODE", Medium, Interpreter, "interpreter code only known at run time",
     "An interpreter's program is built at run time, wholly (`python3 -c \"$CODE\"`, a heredoc with expansions) or partly (`python3 -c \"print('$X')\"`, analysed with the expansions left as written): what it finally runs cannot be seen.");
 spec!(INTERPRETER_INLINE_CODE, "INTERPRETER_INLINE_CODE", Medium, Interpreter, "inline interpreter code",
@@ -31,6 +33,7 @@ spec!(INTERPRETER_DYNAMIC_SHELL_EXEC, "INTERPRETER_DYNAMIC_SHELL_EXEC", Medium, 
 
 pub static SPECS: &[&Spec] = &[
     &INTERPRETER_CODE_TOO_LARGE,
+    &INTERPRETER_SCRIPT_TOO_LARGE,
     &INTERPRETER_DYNAMIC_CODE,
     &INTERPRETER_INLINE_CODE,
     &INTERPRETER_DYNAMIC_SHELL_EXEC,
@@ -43,7 +46,11 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         };
         if report.too_large {
             let evidence = format!("{} bytes of {}", report.bytes, report.interpreter);
-            once(out, &INTERPRETER_CODE_TOO_LARGE, *i, cmd, &evidence);
+            let spec = match report.origin {
+                crate::interp::Origin::File(_) => &INTERPRETER_SCRIPT_TOO_LARGE,
+                _ => &INTERPRETER_CODE_TOO_LARGE,
+            };
+            once(out, spec, *i, cmd, &evidence);
             continue;
         }
         // awk and sed programs with `$VAR` in them are everyday text processing, not code.
