@@ -356,6 +356,11 @@ fn deny_early(
 
 fn fill_record(record: &mut Record, config: &Config, text: &str, gated: &Gated) {
     record.set_command(text, config.audit.max_command_bytes);
+    fill_verdict(record, gated);
+}
+
+/// The audit fields that come from a gated decision (signals, verdict, reason, stage, policy).
+pub(crate) fn fill_verdict(record: &mut Record, gated: &Gated) {
     record.signals = gated.signals.iter().map(|s| s.id().to_string()).collect();
     record.max_severity =
         signals::max_severity(&gated.signals).map_or(String::new(), |s| s.to_string());

@@ -7,7 +7,6 @@ use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
 use crate::decision::{Mode, Verdict};
-use crate::signals;
 use std::time::Instant;
 
 /// The outcome the hook acts on.
@@ -55,7 +54,7 @@ pub fn decide(
         }
     } else {
         let gated = gate(ctx, config, text, escape);
-        fill(&mut record, &gated);
+        crate::app::fill_verdict(&mut record, &gated);
         if hook_refused && gated.verdict.allowed() {
             record.verdict = "deny".into();
             record.reason = HOOK_REFUSED.into();
@@ -152,29 +151,6 @@ pub fn is_exit(text: &str) -> bool {
         && arg.is_none_or(|a| {
             a == "$?" || a == "\"$@\"" || (a.len() <= 3 && a.bytes().all(|b| b.is_ascii_digit()))
         })
-}
-
-/// The audit fields of a gated decision, as the shell surface fills them.
-fn fill(record: &mut Record, gated: &Gated) {
-    record.signals = gated.signals.iter().map(|s| s.id().to_string()).collect();
-    record.max_severity =
-        signals::max_severity(&gated.signals).map_or(String::new(), |s| s.to_string());
-    record.verdict = match gated.verdict {
-        Verdict::Allow { escape: true } => "escape".into(),
-        ref v => v.word().into(),
-    };
-    record.reason = gated.verdict.reason().to_string();
-    record.stage = match &gated.verdict {
-        Verdict::Deny { stage, .. } => serde_json::to_value(stage)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
-        Verdict::Hold { .. } => "policy".into(),
-        Verdict::Allow { escape: true } => "escape".into(),
-        Verdict::Allow { escape: false } => String::new(),
-    };
-    record.policy_digest = gated.policy_digest.clone();
-    record.target_env = gated.target.env.clone();
 }
 
 #[cfg(test)]
