@@ -19,7 +19,6 @@ POLICIES=$ETC/policies
 CACHE=/var/cache/guarded-sh
 STATE=/var/lib/guarded-sh
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TRIPLE=x86_64-unknown-linux-gnu
 
 binary=""
 users=()
@@ -57,12 +56,11 @@ done
 
 [[ $(id -u) == 0 ]] || die "run as root"
 
-# The static, non-PIE release binary (LD_PRELOAD and friends cannot act before main).
+# The static, non-PIE release binary (LD_PRELOAD and friends cannot act before main), with the
+# code layout of build/symbol-order.txt.
 build() {
-	say "building the static release binary (cargo build --release --target $TRIPLE)"
-	(cd "$REPO" && RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
-		cargo build --release --target "$TRIPLE" >&2)
-	binary=$REPO/target/$TRIPLE/release/guarded-sh
+	say "building the static release binary (build/static.sh)"
+	binary=$("$REPO/build/static.sh")
 }
 
 default_config() {

@@ -20,7 +20,7 @@ work="$root/target/neighbours"
 mkdir -p "$work"
 bin="$root/target/x86_64-unknown-linux-gnu/release/guarded-sh"
 [ -x "$bin" ] || bin="$root/target/release/guarded-sh"
-[ -x "$bin" ] || { echo "build first: RUSTFLAGS='-C target-feature=+crt-static -C relocation-model=static' cargo build --release --target x86_64-unknown-linux-gnu"; exit 2; }
+[ -x "$bin" ] || { echo "build first: build/static.sh"; exit 2; }
 
 log() { echo "== $*" >&2; }
 

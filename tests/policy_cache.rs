@@ -222,3 +222,40 @@ fn cache_off_uses_the_interpreter() {
     assert_eq!(verdicts(&policy), EXPECTED);
     assert_eq!(policy.files(), [policies.path().join("p.rego")]);
 }
+
+#[test]
+fn a_program_without_the_combined_entry_point_is_recompiled() {
+    // The layout before the combined entry point: one entry point per answer. A verified file
+    // of that shape (same key) is a miss, not a program to run with the wrong entry point.
+    let (policies, cache) = setup();
+    let policy = cached(policies.path(), cache.path());
+    let key = cache_key(policy.digest());
+    let mut engine = regorus::Engine::new();
+    engine.add_policy("p.rego".into(), POLICY.into()).unwrap();
+    let compiled = engine
+        .compile_with_entrypoint(&"data.honey.allow".into())
+        .unwrap();
+    let program = regorus::languages::rego::compiler::Compiler::compile_from_policy(
+        &compiled,
+        &[
+            "data.honey.allow",
+            "data.honey.deny_reason",
+            "data.honey.decision",
+        ],
+    )
+    .unwrap();
+    guarded_sh::policy::cache::write(cache.path(), &key, &program).unwrap();
+    let again = cached(policies.path(), cache.path());
+    assert_eq!(
+        again.cache_status(),
+        &CacheStatus::Compiled {
+            previous: CacheMiss::Invalid("no combined entry point".into()),
+            stored: true
+        }
+    );
+    assert_eq!(verdicts(&again), EXPECTED);
+    assert_eq!(
+        cached(policies.path(), cache.path()).cache_status(),
+        &CacheStatus::Hit
+    );
+}

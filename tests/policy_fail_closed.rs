@@ -105,6 +105,18 @@ fn rows() -> Vec<Row> {
             Err("policy.data_invalid"),
         ),
         row(
+            "data claims the combined entry point's package",
+            vec![
+                ("a.rego", module("allow := true")),
+                (
+                    "d.json",
+                    Some(r#"{"guarded_sh_entry": {"result": [[true], [], null, null]}}"#.into()),
+                ),
+            ],
+            "{}",
+            Err("policy.data_invalid"),
+        ),
+        row(
             "unsafe variable",
             vec![("a.rego", module("allow if { x == 1 }"))],
             "{}",

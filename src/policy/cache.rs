@@ -3,6 +3,7 @@
 //! verified before use. Writes are atomic (temp file in the same directory, then rename).
 
 use super::decision::ENTRY_POINTS;
+use super::entry::{combined_path, entry_path};
 use regorus::rvm::program::{DeserializationResult, Program};
 use sha2::{Digest, Sha256};
 use std::io::Write as _;
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Leading bytes of every cache file; bump the digit when the header layout changes.
-const MAGIC: &[u8; 8] = b"GSHRVM01";
+const MAGIC: &[u8; 8] = b"GSHRVM02";
 /// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 64 + 32 + 8;
 /// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).
@@ -54,7 +55,8 @@ pub fn cache_file(dir: &Path, key: &str) -> PathBuf {
 }
 
 /// Read and verify the program for `key`; any doubt is a miss, never an error. Returns the
-/// program and the `data.honey` entry names it was compiled for (always starting with `allow`).
+/// program and the `data.honey` entry names it was compiled for (always starting with `allow`);
+/// its first entry point is the combined rule of [`super::entry`].
 pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheMiss> {
     let bytes = read_trusted(&cache_file(dir, key))?;
     let payload = verify_header(&bytes, key)?;
@@ -66,8 +68,12 @@ pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheM
     if program.metadata.compiler_version != regorus_version() {
         return Err(invalid("compiled by another regorus version"));
     }
+    let mut paths = program.entry_points.keys();
+    if paths.next().map(|p| p.as_str()) != Some(combined_path().as_str()) {
+        return Err(invalid("no combined entry point"));
+    }
     let mut names = Vec::new();
-    for path in program.entry_points.keys() {
+    for path in paths {
         match ENTRY_POINTS.iter().find(|name| entry_path(name) == *path) {
             Some(name) => names.push((*name).to_string()),
             None => return Err(invalid("unexpected entry point")),
@@ -110,7 +116,7 @@ fn read_trusted(path: &Path) -> Result<Vec<u8>, CacheMiss> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(invalid("file too large"));
     }
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| invalid(&e.to_string()))?;
@@ -145,11 +151,6 @@ pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBu
         let _ = std::fs::remove_file(&temp);
     }
     result.map(|()| target)
-}
-
-/// The canonical entry-point path for a `data.honey` rule name.
-pub(crate) fn entry_path(name: &str) -> String {
-    format!("data.honey.{name}")
 }
 
 fn verify_header<'a>(bytes: &'a [u8], key: &str) -> Result<&'a [u8], CacheMiss> {

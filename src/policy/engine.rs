@@ -4,6 +4,7 @@
 
 use super::cache::{self, CacheMiss};
 use super::decision::{PolicyDecision, ENTRY_POINTS};
+use super::entry::{self, entry_path};
 use super::error::{split_diagnostic, PolicyError};
 use regorus::languages::rego::compiler::Compiler;
 use regorus::rvm::program::Program;
@@ -42,9 +43,9 @@ pub enum Backend {
 /// Per-evaluation resource limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// RVM instructions per entry point (regorus's own default is 25,000).
+    /// RVM instructions per evaluation (regorus's own default is 25,000).
     pub max_instructions: usize,
-    /// Wall-clock limit per entry point, both back ends.
+    /// Wall-clock limit per evaluation (per entry point with the interpreter).
     pub timeout: Duration,
 }
 
@@ -135,7 +136,7 @@ pub fn load(dir: &Path, cache: &CacheMode) -> Result<Policy, PolicyError> {
 /// Load `dir`: every non-hidden `*.rego` (except `*_test.rego`) and `*.json` file, not
 /// recursively. Any doubt is an error; no error means the policy is ready to evaluate.
 pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyError> {
-    let sources = read_sources(dir)?;
+    let sources = read_sources(dir, false)?;
     if sources.modules.is_empty() {
         return Err(PolicyError::DirEmpty {
             dir: dir.to_path_buf(),
@@ -189,18 +190,7 @@ pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyErro
         return Ok(policy);
     };
     validate(&engine)?;
-    let paths: Vec<String> = policy
-        .entries
-        .iter()
-        .map(|e| cache::entry_path(e))
-        .collect();
-    let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let program = engine
-        .compile_with_entrypoint(&cache::entry_path("allow").into())
-        .map_err(|e| e.to_string())
-        .and_then(|compiled| {
-            Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())
-        });
+    let program = compile_combined(&engine, &policy.entries);
     match program {
         Ok(program) => {
             let stored = cache_dir.is_some_and(|d| cache::write(d, &key, &program).is_ok());
@@ -305,7 +295,7 @@ impl Policy {
         for (slot, name) in values.iter_mut().zip(ENTRY_POINTS) {
             if self.entries.iter().any(|e| e == name) {
                 *slot = engine
-                    .eval_rule(cache::entry_path(name))
+                    .eval_rule(entry_path(name))
                     .map_err(|e| interpreter_error(&e, &self.limits))?;
             }
         }
@@ -325,24 +315,20 @@ impl Policy {
         vm.set_data(data.clone())
             .map_err(|e| vm_error(e, &self.limits))?;
         vm.set_input(input);
-        let mut values = [const { Value::Undefined }; 4];
-        for (index, name) in self.entries.iter().enumerate() {
-            let slot = ENTRY_POINTS
-                .iter()
-                .position(|e| e == name)
-                .and_then(|i| values.get_mut(i));
-            if let Some(slot) = slot {
-                *slot = vm
-                    .execute_entry_point_by_index(index)
-                    .map_err(|e| vm_error(e, &self.limits))?;
-            }
-        }
-        Ok(values)
+        // Entry point 0 is the combined rule (see `entry`): one execution, shared rules once.
+        let combined = vm
+            .execute_entry_point_by_index(0)
+            .map_err(|e| vm_error(e, &self.limits))?;
+        entry::split_combined(&combined).ok_or_else(|| PolicyError::Eval {
+            location: String::new(),
+            message: format!("the compiled program returned a malformed result: {combined}"),
+        })
     }
 }
 
-/// Read the directory listing and every relevant file, sorted by file name.
-pub(crate) fn read_sources(dir: &Path) -> Result<Sources, PolicyError> {
+/// Read the directory listing and every relevant file (test modules only `with_tests`), sorted
+/// by file name.
+pub(crate) fn read_sources(dir: &Path, with_tests: bool) -> Result<Sources, PolicyError> {
     let listing = std::fs::read_dir(dir).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => PolicyError::DirMissing {
             dir: dir.to_path_buf(),
@@ -359,8 +345,9 @@ pub(crate) fn read_sources(dir: &Path) -> Result<Sources, PolicyError> {
             source,
         })?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let wanted = name.ends_with(".rego") || name.ends_with(".json");
-        if wanted && !name.starts_with('.') && !entry.path().is_dir() {
+        let wanted = (name.ends_with(".rego") && (with_tests || !name.ends_with("_test.rego")))
+            || name.ends_with(".json");
+        if wanted && !name.starts_with('.') && !is_dir(&entry) {
             names.push(name);
         }
     }
@@ -386,6 +373,16 @@ pub(crate) fn read_sources(dir: &Path) -> Result<Sources, PolicyError> {
 }
 
 /// Hex sha256 over (name, length, contents) of every module and data file, in name order.
+/// Whether a directory entry is (or links to) a directory; the listing's file type spares a
+/// `stat` for every plain file.
+fn is_dir(entry: &std::fs::DirEntry) -> bool {
+    match entry.file_type() {
+        Ok(t) if t.is_file() => false,
+        Ok(t) if t.is_dir() => true,
+        _ => entry.path().is_dir(),
+    }
+}
+
 fn digest(sources: &Sources) -> String {
     let mut files: Vec<&SourceFile> = sources.modules.iter().chain(&sources.data).collect();
     files.sort_by(|a, b| a.name.cmp(&b.name));
@@ -428,8 +425,14 @@ pub(crate) fn build_engine(
             message,
         };
         let value = Value::from_json_str(&file.text).map_err(|e| invalid(e.to_string()))?;
-        if !matches!(value, Value::Object(_)) {
+        let Value::Object(fields) = &value else {
             return Err(invalid("the top level must be an object".to_string()));
+        };
+        if fields.contains_key(&Value::from(entry::COMBINED_PACKAGE)) {
+            return Err(invalid(format!(
+                "the top-level key `{}` is reserved for guarded-sh",
+                entry::COMBINED_PACKAGE
+            )));
         }
         engine.add_data(value).map_err(|e| invalid(e.to_string()))?;
     }
@@ -484,7 +487,7 @@ fn prepare(engine: &mut Engine, entries: &[String]) -> Result<(), PolicyError> {
         });
     }
     engine
-        .compile_with_entrypoint(&cache::entry_path("allow").into())
+        .compile_with_entrypoint(&entry_path("allow").into())
         .map(|_| ())
         .map_err(|e| {
             let (location, message) = split_diagnostic(&e.to_string());
@@ -502,6 +505,27 @@ fn validate(engine: &Engine) -> Result<(), PolicyError> {
         .eval_modules(false)
         .map(|_| ())
         .map_err(|e| interpreter_error(&e, &limits))
+}
+
+/// Compile the RVM program: entry point 0 is the combined rule over the declared `entries`,
+/// followed by the declared entries themselves (which record, in the cached program, what the
+/// policy declares). An error is a policy the RVM cannot run; the interpreter then does.
+fn compile_combined(engine: &Engine, entries: &[String]) -> Result<Arc<Program>, String> {
+    let mut engine = engine.clone();
+    engine
+        .add_policy(
+            entry::COMBINED_FILE.to_string(),
+            entry::combined_module(entries),
+        )
+        .map_err(|e| e.to_string())?;
+    let combined = entry::combined_path();
+    let mut paths = vec![combined.clone()];
+    paths.extend(entries.iter().map(|e| entry_path(e)));
+    let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let compiled = engine
+        .compile_with_entrypoint(&combined.as_str().into())
+        .map_err(|e| e.to_string())?;
+    Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())
 }
 
 fn timer(limits: &Limits) -> ExecutionTimerConfig {

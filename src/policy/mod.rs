@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod decision;
 pub mod engine;
+pub mod entry;
 pub mod error;
 pub mod input;
 pub mod tests_runner;

@@ -20,7 +20,7 @@ pub struct TestReport {
 /// Run every `test_*` rule of `dir`'s modules (not recursive). A directory that does not load
 /// is an error, like for enforcement; a failing test is a `FAIL` line, not an error.
 pub fn run_tests(dir: &Path) -> Result<TestReport, PolicyError> {
-    let sources = read_sources(dir)?;
+    let sources = read_sources(dir, true)?;
     if sources.modules.is_empty() && sources.tests.is_empty() {
         return Err(PolicyError::DirEmpty {
             dir: dir.to_path_buf(),
