@@ -1,6 +1,7 @@
 //! Whole-process cost of the gate, side by side in one run: `guarded-sh -c true` against
 //! `bash -c true` and `dash -c true`, with no policy, the baseline policy, the six reference
-//! examples together, and 50 generated policies. Runs are interleaved round-robin so drift hits
+//! examples together, and 50 generated policies; and the floor, a static C program that only
+//! execs `bash -c true`. Runs are interleaved round-robin so drift hits
 //! every variant alike; medians and ratios are printed.
 //!
 //! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--compare PATH]… [--rounds N]`
@@ -57,6 +58,25 @@ fn generated_policies(dir: &Path, n: usize) -> PathBuf {
     p
 }
 
+/// Compile the floor with the C compiler Rust links with; `None` (no row) when that fails.
+fn build_floor(dir: &Path) -> Option<PathBuf> {
+    let source = dir.join("floor.c");
+    let binary = dir.join("floor");
+    std::fs::write(
+        &source,
+        "#include <unistd.h>\nint main(void) {\n  char *argv[] = {\"bash\", \"-c\", \"true\", 0};\n  execv(\"/bin/bash\", argv);\n  return 127;\n}\n",
+    )
+    .ok()?;
+    let built = Command::new("cc")
+        .args(["-O2", "-static", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    built.success().then_some(binary)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     // `cargo test --all-targets` runs bench targets without `--bench`: nothing to measure then.
@@ -107,6 +127,19 @@ fn main() {
             failures: 0,
         },
     ];
+    // The floor: a static C program that only execs `bash -c true`. What it costs over bash is
+    // what any static exec wrapper costs here (one more execve of a static image); guarded-sh's
+    // own work is what it costs over the floor.
+    if let Some(floor) = build_floor(&tmp) {
+        variants.push(Variant {
+            name: "floor: static C exec of bash -c true".into(),
+            program: floor,
+            args: vec![],
+            env: vec![],
+            samples: vec![],
+            failures: 0,
+        });
+    }
     let scenarios: Vec<(&str, Option<&Path>)> = vec![
         ("no policy", None),
         ("baseline policy", Some(baseline.as_path())),

@@ -1,5 +1,6 @@
 //! guarded-sh's entry point: capture the context, neutralise `RUST_BACKTRACE` for this process
-//! only, run the sequence with panics caught (a panic denies), then exec or exit.
+//! only, run the sequence (a panic denies: the hook reports it and exits 126, so nothing after
+//! it runs, whatever the panic strategy), then exec or exit.
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -8,11 +9,6 @@ use guarded_sh::context::Context;
 use guarded_sh::exec;
 
 fn main() {
-    // The real shell gets the environment as captured here; only this process stops capturing
-    // backtraces (regorus' parser does so on ordinary paths when they are enabled).
-    let ctx = Context::capture();
-    std::env::remove_var("RUST_BACKTRACE");
-    std::env::remove_var("RUST_LIB_BACKTRACE");
     std::panic::set_hook(Box::new(|info| {
         let at = info
             .location()
@@ -21,11 +17,16 @@ fn main() {
         say(&format!(
             "guarded-sh: denied: internal error{at} (nothing was run)"
         ));
+        std::process::exit(EXIT_DENIED);
     }));
+    // The real shell gets the environment as captured here; only this process stops capturing
+    // backtraces (regorus' parser does so on ordinary paths when they are enabled).
+    let ctx = Context::capture();
+    std::env::remove_var("RUST_BACKTRACE");
+    std::env::remove_var("RUST_LIB_BACKTRACE");
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let outcome = std::panic::catch_unwind(|| app::run(&ctx, &args));
-    match outcome {
-        Ok(Outcome::Exec(spec, audit)) => {
+    match app::run(&ctx, &args) {
+        Outcome::Exec(spec, audit) => {
             let err = exec::exec(&spec);
             say(&format!(
                 "guarded-sh: cannot run {}: {err}",
@@ -36,8 +37,7 @@ fn main() {
             }
             std::process::exit(EXIT_DENIED);
         }
-        Ok(Outcome::Exit(code)) => std::process::exit(code),
-        Err(_) => std::process::exit(EXIT_DENIED),
+        Outcome::Exit(code) => std::process::exit(code),
     }
 }
 
