@@ -10,8 +10,8 @@ use std::path::PathBuf;
 /// Everything guarded-sh knows about where it runs.
 #[derive(Clone, Debug, Default)]
 pub struct Context {
-    /// The environment as the process received it.
-    pub env: Vec<(OsString, OsString)>,
+    /// The environment as the process received it (shared: a context is cloned per command).
+    pub env: std::sync::Arc<[(OsString, OsString)]>,
     pub uid: u32,
     pub user: String,
     pub home: Option<PathBuf>,
@@ -61,7 +61,7 @@ impl Context {
             ssh_original_command,
             under_sshd,
             login: false,
-            env,
+            env: env.into(),
         }
     }
 

@@ -372,7 +372,6 @@ pub(crate) fn read_sources(dir: &Path, with_tests: bool) -> Result<Sources, Poli
     Ok(sources)
 }
 
-/// Hex sha256 over (name, length, contents) of every module and data file, in name order.
 /// Whether a directory entry is (or links to) a directory; the listing's file type spares a
 /// `stat` for every plain file.
 fn is_dir(entry: &std::fs::DirEntry) -> bool {
@@ -383,6 +382,7 @@ fn is_dir(entry: &std::fs::DirEntry) -> bool {
     }
 }
 
+/// Hex sha256 over (name, length, contents) of every module and data file, in name order.
 fn digest(sources: &Sources) -> String {
     let mut files: Vec<&SourceFile> = sources.modules.iter().chain(&sources.data).collect();
     files.sort_by(|a, b| a.name.cmp(&b.name));
