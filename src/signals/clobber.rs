@@ -6,17 +6,8 @@ use super::paths::normalize;
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Command, Word};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Clobber,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Clobber;
 
 spec!(
     AUTH_FILE_WRITE,

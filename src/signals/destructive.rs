@@ -7,17 +7,8 @@ use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Command, Word};
 use std::collections::HashMap;
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Destructive,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Destructive;
 
 spec!(
     RM_RECURSIVE_FORCE,

@@ -8,17 +8,8 @@ use crate::parse::unwrap::{piped_text, SHELLS};
 use crate::parse::{Analysis, Command, Stdin, Substitution, Word};
 use std::collections::HashSet;
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Download,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Download;
 
 spec!(CURL_PIPE_SHELL, "CURL_PIPE_SHELL", Critical, "remote download piped into a shell",
     "A downloader (`curl`, `wget`, `fetch`, `aria2c`, `httpie` …) feeds a shell or interpreter that runs what it reads: through a pipe at any distance (`curl … | tee f | sh`), behind wrappers (`| sudo bash`, `| /bin/sh`), into any shell or interpreter (`| python3`, `| busybox sh`), or through process substitution (`bash <(curl …)`, `sh < <(curl …)`, `source <(curl …)`).");

@@ -8,18 +8,6 @@ use super::{Family, Severity, Signal, Spec};
 use crate::interp::{Finding, Language, Origin};
 use crate::parse::Analysis;
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $family:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::$family,
-            explain: $explain,
-        };
-    };
-}
-
 spec!(INTERPRETER_CODE_TOO_LARGE, "INTERPRETER_CODE_TOO_LARGE", Critical, Limits, "interpreter code too large to analyse",
     "Inline interpreter code (`python3 -c`, a heredoc or here-string, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
 spec!(INTERPRETER_SCRIPT_TOO_LARGE, "INTERPRETER_SCRIPT_TOO_LARGE", Medium, Interpreter, "interpreter script file too large to analyse",

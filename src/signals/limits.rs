@@ -4,27 +4,18 @@
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Limit};
 
-macro_rules! limit_spec {
-    ($name:ident, $id:literal, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::Critical,
-            reason: $reason,
-            family: Family::Limits,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Limits;
 
-limit_spec!(INPUT_TOO_LARGE, "INPUT_TOO_LARGE", "command text too large to analyse",
+spec!(INPUT_TOO_LARGE, "INPUT_TOO_LARGE", Critical, "command text too large to analyse",
     "The text (or a shell string nested in it) is larger than `limits.max_bytes`. Parsing it would cost seconds and hundreds of MB, so it is denied unanalysed.");
-limit_spec!(ANALYSIS_TIMEOUT, "ANALYSIS_TIMEOUT", "analysis time limit exceeded",
+spec!(ANALYSIS_TIMEOUT, "ANALYSIS_TIMEOUT", Critical, "analysis time limit exceeded",
     "Parsing and lowering took longer than `limits.max_millis`; the parse is cancelled and the command denied.");
-limit_spec!(SYNTAX_TOO_LARGE, "SYNTAX_TOO_LARGE", "syntax tree too large to analyse",
+spec!(SYNTAX_TOO_LARGE, "SYNTAX_TOO_LARGE", Critical, "syntax tree too large to analyse",
     "The syntax tree has more nodes than `limits.max_nodes`; the rest of the text was not analysed, so the command is denied.");
-limit_spec!(SYNTAX_TOO_DEEP, "SYNTAX_TOO_DEEP", "syntax tree nested too deeply to analyse",
+spec!(SYNTAX_TOO_DEEP, "SYNTAX_TOO_DEEP", Critical, "syntax tree nested too deeply to analyse",
     "Substitutions, subshells or groups nest deeper than `limits.max_depth`; what lies deeper was not analysed, so the command is denied.");
-limit_spec!(NESTING_LIMIT_EXCEEDED, "NESTING_LIMIT_EXCEEDED", "shell strings nested too deeply",
+spec!(NESTING_LIMIT_EXCEEDED, "NESTING_LIMIT_EXCEEDED", Critical, "shell strings nested too deeply",
     "Shell strings inside shell strings (`bash -c \"sh -c '…'\"`, eval, ssh) nest deeper than `limits.max_nesting`; the innermost code was not analysed, so the command is denied.");
 
 pub static SPECS: &[&Spec] = &[

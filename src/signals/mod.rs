@@ -2,6 +2,30 @@
 //! declares its catalogue entries (`SPECS`) and a `detect` function; this module runs them all
 //! and orders the result by where in the text each signal was found.
 
+/// Declares one catalogue entry as a `pub static Spec`:
+/// `spec!(NAME, "ID", Severity, "reason", "explanation")` in the family of the file's `FAMILY`
+/// constant, or `spec!(NAME, "ID", Severity, Family, "reason", "explanation")`.
+macro_rules! spec {
+    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
+        pub static $name: Spec = Spec {
+            id: $id,
+            severity: Severity::$sev,
+            reason: $reason,
+            family: FAMILY,
+            explain: $explain,
+        };
+    };
+    ($name:ident, $id:literal, $sev:ident, $family:ident, $reason:literal, $explain:literal) => {
+        pub static $name: Spec = Spec {
+            id: $id,
+            severity: Severity::$sev,
+            reason: $reason,
+            family: Family::$family,
+            explain: $explain,
+        };
+    };
+}
+
 pub mod classes;
 pub mod paths;
 mod severity;

@@ -10,17 +10,8 @@ use crate::parse::unwrap::SHELLS;
 use crate::parse::{Analysis, Command, Word};
 use std::collections::HashMap;
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Permissions,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Permissions;
 
 spec!(
     SETUID_BIT,

@@ -6,17 +6,8 @@ use super::clobber::{push_once, under_any, written, Neighbours, WriteKind};
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Command, Stdin};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Persistence,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Persistence;
 
 spec!(
     CRONTAB_INSTALL,

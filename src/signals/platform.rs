@@ -4,69 +4,69 @@
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Command};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::High,
-            reason: $reason,
-            family: Family::Platform,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Platform;
 
 spec!(
     KUBECTL_DELETE,
     "KUBECTL_DELETE",
+    High,
     "kubectl delete",
     "`kubectl delete …` (the subcommand, not an argument that happens to read `delete`)."
 );
 spec!(
     KUBECTL_MUTATE,
     "KUBECTL_DELETE",
+    High,
     "kubectl mutating operation",
     "`kubectl scale`, `drain` or `cordon`."
 );
 spec!(
     KUBECTL_APPLY_REMOTE,
     "KUBECTL_APPLY_REMOTE",
+    High,
     "kubectl apply from a remote URL",
     "`kubectl apply|create -f http(s)://…`: manifests fetched at run time."
 );
 spec!(
     HELM_UNINSTALL,
     "HELM_UNINSTALL",
+    High,
     "helm uninstall",
     "`helm uninstall` or `helm delete`."
 );
 spec!(
     DOCKER_RM_FORCE,
     "DOCKER_RM_FORCE",
+    High,
     "docker force-remove",
     "`docker rm -f`/`--force`, `docker rmi -f`."
 );
 spec!(
     DOCKER_SYSTEM_PRUNE,
     "DOCKER_SYSTEM_PRUNE",
+    High,
     "docker prune",
     "`docker system|image|volume|container|network|builder prune`."
 );
 spec!(
     AWS_S3_RM_RECURSIVE,
     "AWS_S3_RM_RECURSIVE",
+    High,
     "aws s3 recursive delete",
     "`aws s3 rm --recursive`, `aws s3 rb --force`."
 );
 spec!(
     AWS_EC2_TERMINATE,
     "AWS_EC2_TERMINATE",
+    High,
     "aws ec2 terminate",
     "`aws ec2 terminate-instances`."
 );
 spec!(
     GCLOUD_DELETE,
     "GCLOUD_DELETE",
+    High,
     "gcloud destructive delete",
     "`gcloud … delete`."
 );

@@ -12,17 +12,8 @@ use crate::interp::{Finding, Language, Report};
 use crate::parse::unwrap::SHELLS;
 use crate::parse::{Analysis, Command};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Python,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Python;
 
 spec!(PYTHON_RMTREE_SYSTEM_PATH, "PYTHON_RMTREE_SYSTEM_PATH", Critical, "recursive delete of a system/root path",
     "`shutil.rmtree` of `/`, a system directory, a glob-free home directory (`~`) or a path that normalises to one (`//etc`, `/tmp/../usr`), by any spelling of the call (`from shutil import rmtree`, `import shutil as s`, `__import__('shutil')`) and as a keyword argument (`path=`).");

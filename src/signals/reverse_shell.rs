@@ -8,17 +8,8 @@ use super::{Family, Severity, Signal, Spec};
 use crate::parse::unwrap::SHELLS;
 use crate::parse::{Analysis, Command, Redirect, Stdin, Via, Word};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::ReverseShell,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::ReverseShell;
 
 spec!(
     DEV_TCP_SHELL,

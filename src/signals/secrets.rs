@@ -8,17 +8,8 @@ use super::clobber::{
 use super::{Family, Severity, Signal, Spec};
 use crate::parse::{Analysis, Command, Stdin, Word};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Secrets,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Secrets;
 
 spec!(
     SECRET_FILE_READ,

@@ -9,17 +9,8 @@ use super::{Family, Severity, Signal, Spec};
 use crate::parse::unwrap::SHELLS;
 use crate::parse::{Analysis, Command, Via, Word};
 
-macro_rules! spec {
-    ($name:ident, $id:literal, $sev:ident, $reason:literal, $explain:literal) => {
-        pub static $name: Spec = Spec {
-            id: $id,
-            severity: Severity::$sev,
-            reason: $reason,
-            family: Family::Tamper,
-            explain: $explain,
-        };
-    };
-}
+/// The family of every entry declared below.
+const FAMILY: Family = Family::Tamper;
 
 spec!(
     GATE_VARIABLE_TAMPERING,
