@@ -239,6 +239,18 @@ impl<'l> Lowerer<'l> {
         if self.stopped {
             return;
         }
+        // The text as bash and dash read it: both drop NUL bytes from their input, and
+        // tree-sitter would take one for the end of the input and misparse what follows
+        // (`rm -rf /`, then a line with a NUL, read as `rm -rf /#…`). The shell surface refuses
+        // scripts with NUL bytes; script files read for nested shells and the review surfaces
+        // are analysed like this.
+        let without_nul;
+        let text = if text.contains('\0') {
+            without_nul = text.replace('\0', "");
+            without_nul.as_str()
+        } else {
+            text
+        };
         if text.len() > self.limits.max_bytes {
             self.limit(Limit::Size {
                 bytes: text.len(),

@@ -332,7 +332,9 @@ pub fn unescape_double_quoted(text: &str) -> String {
     s
 }
 
-/// Decodes the body of an ANSI-C string `$'…'` (without the `$'` and `'`).
+/// Decodes the body of an ANSI-C string `$'…'` (without the `$'` and `'`). Like bash, the string
+/// ends at the first NUL it decodes (`\x00`, `\0`, `\u0000`, `\c@` or a raw NUL): bash strings
+/// are C strings, so `bash -c $'rm -rf /\n\x00…'` runs `rm -rf /` and nothing after the NUL.
 pub fn decode_ansi_c(body: &str) -> String {
     let chars: Vec<char> = body.chars().collect();
     let mut out = String::new();
@@ -351,6 +353,9 @@ pub fn decode_ansi_c(body: &str) -> String {
     };
     while i < chars.len() {
         let c = chars[i];
+        if c == '\0' {
+            return out;
+        }
         if c != '\\' || i + 1 >= chars.len() {
             out.push(c);
             i += 1;
@@ -398,8 +403,10 @@ pub fn decode_ansi_c(body: &str) -> String {
             continue;
         }
         i += used;
-        if let Some(ch) = char::from_u32(value) {
-            out.push(ch);
+        match char::from_u32(value) {
+            Some('\0') => return out,
+            Some(ch) => out.push(ch),
+            None => {}
         }
     }
     out
@@ -445,6 +452,15 @@ mod tests {
             (r"a\nb", "a\nb"),
             (r"\'", "'"),
             (r"\q", r"\q"),
+            // The string ends at a decoded NUL, as in bash.
+            (r"a\x00b", "a"),
+            (r"rm -rf /\n\\\t#\x00$\'x\'", "rm -rf /\n\\\t#"),
+            (r"a\0b", "a"),
+            (r"a\000b", "a"),
+            (r"a\u0000b", "a"),
+            (r"a\c@b", "a"),
+            ("a\0b", "a"),
+            (r"a\x0", "a"),
         ];
         for (input, want) in cases {
             assert_eq!(decode_ansi_c(input), want, "{input}");
