@@ -8,9 +8,9 @@
 #                               (a stale layout is silently slower, so CI says so instead)
 #
 # Why: every 64 KiB window of the binary a command touches is mapped on a fault and unmapped at
-# the exec of the real shell; with the hot functions spread over 4.8 MB of text that was most of
-# guarded-sh's start-up cost. Regenerate after a toolchain or dependency upgrade or a large
-# change (CI's --check says when).
+# the exec of the real shell; with the hot functions spread over 4.8 MB of text that was the
+# largest part of guarded-sh's start-up cost. Regenerate after a toolchain or dependency upgrade
+# or a large change (CI's --check says when).
 #
 # How: callgrind records every function each workload runs up to the exec of the real shell
 # (--dump-before=execve). The workloads, in order: no policy; the baseline policy; the six
