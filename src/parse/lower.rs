@@ -338,9 +338,11 @@ impl<'l> Lowerer<'l> {
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
         let bytes = text.as_bytes();
         let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-        let tree = self
-            .parser
-            .parse_with_options(&mut read, None, Some(options));
+        let tree = self.parser.parse_custom_encoding::<CtypeSafeUtf8, _, _>(
+            &mut read,
+            None,
+            Some(options),
+        );
         if tree.is_none() {
             self.limit(Limit::Time { max_ms: max_millis });
             self.stopped = true;
@@ -1440,4 +1442,33 @@ fn strip(body: &str, tabs: bool) -> String {
         .map(|l| l.trim_start_matches('\t'))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// UTF-8 as tree-sitter-bash's lexer may see it. Its external scanner passes the lookahead code
+/// point to C's `isdigit`, `isalpha` and friends, which are only defined for -1..=255: a code point
+/// above that read outside glibc's tables and crashed the process (found by
+/// `analysis_never_panics_on_arbitrary_bytes`). Such code points reach the lexer as U+00E9, a
+/// letter above ASCII like them: no shell syntax is outside ASCII, byte offsets stay those of the
+/// real text, and node text is still read from the real text.
+struct CtypeSafeUtf8;
+
+impl tree_sitter::Decode for CtypeSafeUtf8 {
+    fn decode(bytes: &[u8]) -> (i32, u32) {
+        let len = match bytes.first() {
+            None => return (-1, 0),
+            Some(b) if *b < 0x80 => return (i32::from(*b), 1),
+            Some(b) if *b >= 0xF0 => 4,
+            Some(b) if *b >= 0xE0 => 3,
+            Some(_) => 2,
+        };
+        let decoded = bytes
+            .get(..len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|s| s.chars().next());
+        match decoded {
+            Some(c) if u32::from(c) <= 0xFF => (u32::from(c) as i32, len as u32),
+            Some(_) => (0xE9, len as u32),
+            None => (-1, 1),
+        }
+    }
 }
