@@ -150,19 +150,20 @@ fn real_world_scripts_and_every_prefix() {
     assert!(benign.contains(&"PYTHON_RMTREE_DYNAMIC"), "{benign:?}");
 }
 
+/// `a0` … `a199`, each alias doubling the candidate values of the one before.
+fn alias_chain() -> String {
+    let mut chain = String::from("import os\na0 = 'x'\n");
+    for i in 1..200 {
+        let p = i - 1;
+        chain.push_str(&format!("a{i} = a{p} + a{p} if c else a{p}\n"));
+    }
+    chain
+}
+
 #[test]
 fn pathological_python_stays_bounded() {
     let mut cases = Vec::new();
-    // Each alias doubles the candidates of the one before.
-    let mut chain = String::from("import os\na0 = 'x'\n");
-    for i in 1..200 {
-        chain.push_str(&format!(
-            "a{i} = a{} + a{} if c else a{}\n",
-            i - 1,
-            i - 1,
-            i - 1
-        ));
-    }
+    let mut chain = alias_chain();
     chain.push_str("os.system(a199)\nos.system('rm -rf /')\n");
     cases.push(chain);
     // Mutual recursion and self reference.
@@ -180,8 +181,8 @@ fn pathological_python_stays_bounded() {
     );
     cases.push("exec('exec(\"exec(\\'import os\\')\")')\n".repeat(500));
     for code in &cases {
-        let ids = run(&heredoc("python3", code));
-        let _ = ids;
+        // `run` asserts the time bound; the signals vary.
+        run(&heredoc("python3", code));
     }
     let chain = run(&heredoc("python3", &cases[0]));
     assert!(chain.contains(&"DELETE_ROOT_PATH"), "{chain:?}");
@@ -189,15 +190,7 @@ fn pathological_python_stays_bounded() {
 
 #[test]
 fn an_exhausted_evaluation_budget_fails_closed() {
-    let mut code = String::from("import os\na0 = 'x'\n");
-    for i in 1..200 {
-        code.push_str(&format!(
-            "a{i} = a{} + a{} if c else a{}\n",
-            i - 1,
-            i - 1,
-            i - 1
-        ));
-    }
+    let mut code = alias_chain();
     code.push_str(&"os.system(a199)\n".repeat(150));
     let ids = run(&heredoc("python3", &code));
     assert!(ids.contains(&"SYNTAX_TOO_LARGE"), "{ids:?}");

@@ -93,6 +93,22 @@ const LONG_VALUES: &[&str] = &[
 const LONG_CODE: &[&str] = &["--eval", "--print", "--expression", "--source"];
 const LONG_FILE: &[&str] = &["--file", "--exec"];
 
+/// The value of a code option (`-c`, `-e`, `--eval`) or a program-file option (`-f`): code is
+/// gathered, and ends the scan for a language that runs one program; a file ends it. `None`:
+/// keep scanning.
+fn take_value(
+    language: Language,
+    code: &mut Vec<Word>,
+    value: Option<Word>,
+    is_code: bool,
+) -> Option<Found> {
+    if !is_code {
+        return Some(value.map_or(Found::Nothing, Found::File));
+    }
+    code.extend(value);
+    single_program(language).then(|| Found::Inline(std::mem::take(code)))
+}
+
 /// Where `args` say the program of a `language` interpreter is.
 pub fn code_args(language: Language, args: &[Word]) -> Found {
     let mut code: Vec<Word> = Vec::new();
@@ -129,13 +145,10 @@ pub fn code_args(language: Language, args: &[Word]) -> Found {
                 }
                 None => None,
             };
-            if code_option {
-                code.extend(taken);
-                if single_program(language) {
-                    return Found::Inline(code);
+            if code_option || file_option {
+                if let Some(found) = take_value(language, &mut code, taken, code_option) {
+                    return found;
                 }
-            } else if file_option {
-                return taken.map_or(Found::Nothing, Found::File);
             }
             continue;
         }
@@ -164,13 +177,10 @@ pub fn code_args(language: Language, args: &[Word]) -> Found {
                 } else {
                     Some(Word::literal(rest))
                 };
-                if is_code {
-                    code.extend(value);
-                    if single_program(language) {
-                        return Found::Inline(code);
+                if is_code || is_file {
+                    if let Some(found) = take_value(language, &mut code, value, is_code) {
+                        return found;
                     }
-                } else if is_file {
-                    return value.map_or(Found::Nothing, Found::File);
                 }
                 break;
             }
