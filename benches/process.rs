@@ -1,8 +1,9 @@
 //! Whole-process cost of the gate, side by side in one run: `guarded-sh -c true` against
 //! `bash -c true` and `dash -c true`, with no policy, the baseline policy, the six reference
 //! examples together, and 50 generated policies; and the floor, a static C program that only
-//! execs `bash -c true`. Runs are interleaved round-robin so drift hits
-//! every variant alike; medians and ratios are printed.
+//! execs `bash -c true`. Every round runs each variant once, in a fresh random order, so drift
+//! and the previous process's after-effects hit every variant alike; medians and ratios are
+//! printed.
 //!
 //! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--compare PATH]… [--rounds N]`
 //! (default binary: the static release build, else target/release/guarded-sh)
@@ -19,6 +20,34 @@ struct Variant {
     samples: Vec<f64>,
     /// Runs that did not exit 0 (a denial would not exec the shell and would look cheap).
     failures: usize,
+}
+
+/// A small xorshift generator for the run order (no dependency; quality is not a concern).
+struct XorShift(u64);
+
+impl XorShift {
+    fn seeded() -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0x9e37_79b9_7f4a_7c15);
+        XorShift(nanos | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Fisher–Yates.
+    fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            items.swap(i, j);
+        }
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -202,8 +231,15 @@ fn main() {
                 .status();
         }
     }
+    // Each round runs every variant once, in a fresh random order: a process's cost depends on
+    // what ran just before it (warm per-CPU page lists, caches), so no variant may always follow
+    // the same one.
+    let mut order: Vec<usize> = (0..variants.len()).collect();
+    let mut rng = XorShift::seeded();
     for _ in 0..rounds {
-        for v in &mut variants {
+        rng.shuffle(&mut order);
+        for &i in &order {
+            let v = &mut variants[i];
             let start = Instant::now();
             let status = Command::new(&v.program)
                 .args(&v.args)
@@ -229,7 +265,7 @@ fn main() {
     let bash = medians[0].1;
     let dash = medians[1].1;
     println!(
-        "binary: {}  rounds: {rounds} (interleaved)",
+        "binary: {}  rounds: {rounds} (interleaved, shuffled each round)",
         binary.display()
     );
     println!(

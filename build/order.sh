@@ -16,7 +16,10 @@
 # (--dump-before=execve). The workloads, in order: no policy; the baseline policy; the six
 # examples; a denied pipeline; an ordinary command list; a Python one-liner. Each adds the
 # functions the earlier ones did not run. Valgrind runs glibc's SSE2 string functions, so the
-# AVX2/EVEX variants real machines pick follow the first workload, with execve.
+# AVX2/EVEX variants real machines pick follow the first workload, with execve. The named data each
+# workload touches (lackey) is listed too: the linker then gathers glibc's start-up tables and
+# Rust's named statics at the front of their sections. (Rust's unnamed constants have no symbol to
+# list.) Needs valgrind and python3.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ORDER=$REPO/build/symbol-order.txt
@@ -64,6 +67,37 @@ workload() { # config, command
 		--callgrind-out-file="$work/run.$n" "$bin" -c "$2" >/dev/null 2>&1 || true
 	cat "$work"/run.$n* | sed -n 's/^c\{0,1\}fn=//p' | grep -v '^0x\|^(' | sort -u >"$work/names.$n"
 	[[ -s $work/names.$n ]] || { echo "build/order.sh: workload $n recorded nothing" >&2; exit 1; }
+	# The named data it reads or writes (lackey traces every access; valgrind stops at the exec).
+	env -u RUST_BACKTRACE GUARDED_SH_CONFIG="$1" valgrind --tool=lackey --trace-mem=yes \
+		--log-file="$work/mem.$n" "$bin" -c "$2" >/dev/null 2>&1 || true
+	data_symbols "$work/mem.$n" >"$work/data.$n"
+}
+
+# The data symbols (nm types r/d/b, with a size) that the accesses in lackey log $1 fall inside,
+# smallest first: the small ones then share pages. tree-sitter's parse tables are left out: two
+# grammars define them under the same local names, and the parser reads them too sparsely for
+# their place to matter.
+data_symbols() {
+	python3 - "$1" <(nm -S --defined-only "$bin") <<-'PY'
+		import bisect, sys
+		symbols = []
+		for line in open(sys.argv[2]):
+		    f = line.split()
+		    if len(f) == 4 and f[2] in "rRdDbB" and not f[3].startswith("ts_"):
+		        symbols.append((int(f[0], 16), int(f[1], 16), f[3]))
+		symbols.sort()
+		starts = [s[0] for s in symbols]
+		found = {}
+		for line in open(sys.argv[1]):
+		    if line[:3] not in (" L ", " S ", " M "):
+		        continue
+		    address = int(line[3:].split(",")[0], 16)
+		    i = bisect.bisect_right(starts, address) - 1
+		    if i >= 0 and address < symbols[i][0] + symbols[i][1]:
+		        found[symbols[i][2]] = min(found.get(symbols[i][2], 1 << 62), symbols[i][1])
+		for name in sorted(found, key=lambda n: (found[n], n)):
+		    print(name)
+	PY
 }
 workload "$none" 'true'
 workload "$baseline" 'true'
@@ -74,16 +108,20 @@ workload "$baseline" 'ls -la /var/log && git status; grep -r foo . | head -5; fo
 workload "$examples" 'python3 -c "import os; os.system(\"id\")"'
 
 nm "$bin" | awk '{print $NF}' | sort -u >"$work/symbols"
+# Functions of 32 KiB or more (tree-sitter-bash's lexer, glibc's scanf): a command touches a few
+# of their pages, so each goes last in its workload's group rather than spread the others apart.
+nm -S --defined-only "$bin" | awk '$3 ~ /^[tTwW]$/ && length($2) == 16 && $2 >= "0000000000008000" {print $4}' |
+	sort -u >"$work/big"
 : >"$work/order"
 for ((i = 1; i <= n; i++)); do
-	# This workload's functions that no earlier one ran, in name order.
-	grep -vxFf "$work/order" "$work/names.$i" >"$work/new" || true
-	cat "$work/new" >>"$work/order"
+	# This workload's functions that no earlier one ran, in name order, the big ones last; then
+	# its data.
+	cp "$work/names.$i" "$work/new"
 	if ((i == 1)); then
 		# What callgrind does not see: execve itself (the profile is dumped on entry to it), the
 		# start-up code valgrind does not run (frame_dummy; the vDSO set-up of static glibc:
-		# valgrind gives no vDSO), found with `perf record -e exceptions:page_fault_user`, and the string functions glibc picks on
-		# real hardware (valgrind's CPU gets the SSE2 ones).
+		# valgrind gives no vDSO), found with `perf record -e exceptions:page_fault_user`, and the
+		# string functions glibc picks on real hardware (valgrind's CPU gets the SSE2 ones).
 		{
 			printf '%s\n' execve frame_dummy register_tm_clones deregister_tm_clones \
 				__do_global_dtors_aux _dl_new_object _dl_setup_hash _dl_add_to_namespace_list \
@@ -92,9 +130,12 @@ for ((i = 1; i <= n; i++)); do
 				strlen strnlen strchr strchrnul strrchr strcmp strncmp strcpy stpcpy; do
 				grep -E "^__${base}_(avx|avx2|evex|avx512)[a-z0-9_]*$" "$work/symbols" | grep -v '_rtm$' || true
 			done
-		} | grep -vxFf "$work/order" >"$work/new" || true
-		cat "$work/new" >>"$work/order"
+		} >>"$work/new"
 	fi
+	grep -vxFf "$work/order" "$work/new" | awk '!seen[$0]++' >"$work/fresh" || true
+	{ grep -vxFf "$work/big" "$work/fresh" || true; grep -xFf "$work/big" "$work/fresh" || true; } >>"$work/order"
+	grep -vxFf "$work/order" "$work/data.$i" >"$work/fresh" || true
+	cat "$work/fresh" >>"$work/order"
 done
 mv "$work/order" "$ORDER"
 echo "build/order.sh: $(grep -c . "$ORDER") symbols in $ORDER; relinking" >&2

@@ -200,7 +200,7 @@ fn shell(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> 
         },
         program,
         args,
-        env: ctx.shell_env(),
+        env: ctx.exec_env(),
     };
     gate_and_exec(ctx, config, mode, &text, exec, started)
 }

@@ -3,6 +3,7 @@
 //! exactly what guarded-sh was given (minus the scrubbed names) and the trust decisions
 //! (`HONEY_RISK_DISABLE`, `HONEY_POLICY_DIR`) read the trusted initial values.
 
+use crate::exec::ShellEnv;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -23,6 +24,11 @@ pub struct Context {
     pub under_sshd: bool,
     /// Called as a login shell (`-bash`, `-l`, `--login`); set once the argv is parsed.
     pub login: bool,
+    /// `env` is this process's own environment, read by [`Context::capture`]. The process never
+    /// changes its environment afterwards (clippy's `disallowed-methods` keeps `set_var` and
+    /// `remove_var` out of the crate; [`disable_backtrace_capture`] restores what it touches),
+    /// so the real shell can inherit it as it is. False for contexts built any other way.
+    pub env_is_process: bool,
 }
 
 impl Context {
@@ -62,6 +68,7 @@ impl Context {
             under_sshd,
             login: false,
             env: env.into(),
+            env_is_process: true,
         }
     }
 
@@ -82,6 +89,17 @@ impl Context {
         self.var("HONEY_POLICY_DIR")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
+    }
+
+    /// The environment for the real shell's exec: this process's own, untouched, when it is the
+    /// captured one and holds no name to scrub (the common case: nothing is copied); otherwise
+    /// [`Context::shell_env`].
+    pub fn exec_env(&self) -> ShellEnv {
+        if self.env_is_process && !self.env.iter().any(|(k, _)| scrubbed(&k.to_string_lossy())) {
+            ShellEnv::Inherit
+        } else {
+            ShellEnv::Exact(self.shell_env())
+        }
     }
 
     /// The environment handed to the real shell: the initial one without the names that let
@@ -115,6 +133,31 @@ fn passwd_lookup(text: &str, uid: u32) -> Option<(String, Option<PathBuf>)> {
             _ => None,
         }
     })
+}
+
+/// Stops `std::backtrace::Backtrace::capture` (which `anyhow`, and so regorus' parser, calls on
+/// ordinary paths) from capturing in this process, without changing the environment the real
+/// shell inherits. std reads `RUST_LIB_BACKTRACE`, then `RUST_BACKTRACE`, once, at the first
+/// capture, and keeps the answer for the life of the process. When they would enable capture,
+/// this sets `RUST_LIB_BACKTRACE=0` for that first capture and then restores the variable exactly
+/// (same value, same place in the environment). Call it first in `main`, while the process has
+/// one thread.
+#[allow(clippy::disallowed_methods)] // the one sanctioned change, undone before returning
+pub fn disable_backtrace_capture() {
+    let lib = std::env::var_os("RUST_LIB_BACKTRACE");
+    let enabled = match &lib {
+        Some(v) => v != "0",
+        None => std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0"),
+    };
+    if !enabled {
+        return;
+    }
+    std::env::set_var("RUST_LIB_BACKTRACE", "0");
+    let _first = std::backtrace::Backtrace::capture();
+    match lib {
+        Some(v) => std::env::set_var("RUST_LIB_BACKTRACE", v),
+        None => std::env::remove_var("RUST_LIB_BACKTRACE"),
+    }
 }
 
 /// Variables removed before exec.

@@ -12,17 +12,31 @@ pub struct ShellExec {
     pub program: PathBuf,
     pub argv0: OsString,
     pub args: Vec<OsString>,
-    pub env: Vec<(OsString, OsString)>,
+    pub env: ShellEnv,
+}
+
+/// The environment the real shell gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShellEnv {
+    /// This process's environment as it is: the one [`Context::capture`] read, with nothing in it
+    /// to scrub ([`Context::exec_env`] decides). The kernel gets the process's own `environ`, so
+    /// nothing is copied.
+    ///
+    /// [`Context::capture`]: crate::context::Context::capture
+    /// [`Context::exec_env`]: crate::context::Context::exec_env
+    Inherit,
+    /// Exactly these variables, in this order.
+    Exact(Vec<(OsString, OsString)>),
 }
 
 /// Execs; on success never returns. The error says why the shell could not be started.
 pub fn exec(spec: &ShellExec) -> std::io::Error {
-    std::process::Command::new(&spec.program)
-        .arg0(&spec.argv0)
-        .args(&spec.args)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .exec()
+    let mut command = std::process::Command::new(&spec.program);
+    command.arg0(&spec.argv0).args(&spec.args);
+    if let ShellEnv::Exact(vars) = &spec.env {
+        command.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
+    }
+    command.exec()
 }
 
 /// The basename of a path, as argv[0] for the real shell.

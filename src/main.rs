@@ -1,11 +1,11 @@
-//! guarded-sh's entry point: capture the context, neutralise `RUST_BACKTRACE` for this process
-//! only, run the sequence (a panic denies: the hook reports it and exits 126, so nothing after
+//! guarded-sh's entry point: neutralise `RUST_BACKTRACE` for this process only, capture the
+//! context, run the sequence (a panic denies: the hook reports it and exits 126, so nothing after
 //! it runs, whatever the panic strategy), then exec or exit.
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use guarded_sh::app::{self, Outcome, EXIT_DENIED};
-use guarded_sh::context::Context;
+use guarded_sh::context::{self, Context};
 use guarded_sh::exec;
 
 fn main() {
@@ -19,11 +19,10 @@ fn main() {
         ));
         std::process::exit(EXIT_DENIED);
     }));
-    // The real shell gets the environment as captured here; only this process stops capturing
-    // backtraces (regorus' parser does so on ordinary paths when they are enabled).
+    // Only this process stops capturing backtraces (regorus' parser does so on ordinary paths
+    // when they are enabled); the environment is left as it was given, for the real shell.
+    context::disable_backtrace_capture();
     let ctx = Context::capture();
-    std::env::remove_var("RUST_BACKTRACE");
-    std::env::remove_var("RUST_LIB_BACKTRACE");
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match app::run(&ctx, &args) {
         Outcome::Exec(spec, audit) => {

@@ -4,7 +4,8 @@
 //! stderr, and layout details of the gate). The tests: the real shell sees the variables; a
 //! failing policy gives the same message with and without them; and loading 41 policy modules is
 //! not slower with them (measured today: no difference in-process either, so this half guards
-//! against a regression rather than showing a current cost).
+//! against a regression rather than showing a current cost); and, in child processes, that
+//! `disable_backtrace_capture` turns capture off while leaving the environment as it was.
 
 mod hardening_support;
 
@@ -124,4 +125,65 @@ fn a_failing_policy_gives_the_same_message_with_backtraces_requested() {
         outputs.push(text);
     }
     assert_eq!(outputs[0], outputs[1]);
+}
+
+/// In a child process (std reads the backtrace variables once per process): whether
+/// `Backtrace::capture` captures after `disable_backtrace_capture` (or without it), and whether the
+/// environment, in order, is what it was. Run by `backtrace_capture_off_environment_unchanged`.
+#[test]
+#[ignore = "a child of backtrace_capture_off_environment_unchanged, run with --ignored"]
+fn backtrace_child() {
+    use std::backtrace::{Backtrace, BacktraceStatus};
+    let before: Vec<_> = std::env::vars_os().collect();
+    if std::env::var_os("GSH_CHILD_DISABLE").is_some() {
+        guarded_sh::context::disable_backtrace_capture();
+    }
+    let after: Vec<_> = std::env::vars_os().collect();
+    assert_eq!(before, after, "the environment changed");
+    let captured = Backtrace::capture().status() == BacktraceStatus::Captured;
+    println!("CAPTURED={captured}");
+}
+
+#[test]
+fn backtrace_capture_off_environment_unchanged() {
+    // (RUST_BACKTRACE, RUST_LIB_BACKTRACE, call disable_backtrace_capture, expect a capture)
+    let cases: &[(Option<&str>, Option<&str>, bool, bool)] = &[
+        (Some("1"), None, true, false),
+        (Some("full"), Some("1"), true, false),
+        (None, Some("full"), true, false),
+        (Some("1"), Some("0"), true, false),
+        (Some("0"), None, true, false),
+        (None, None, true, false),
+        // The controls: without the call these capture, so the cases above can fail.
+        (Some("1"), None, false, true),
+        (None, Some("full"), false, true),
+    ];
+    for &(rust, lib, disable, expect) in cases {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.args(["--ignored", "--exact", "backtrace_child", "--nocapture"])
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE")
+            .env_remove("GSH_CHILD_DISABLE");
+        if let Some(v) = rust {
+            c.env("RUST_BACKTRACE", v);
+        }
+        if let Some(v) = lib {
+            c.env("RUST_LIB_BACKTRACE", v);
+        }
+        if disable {
+            c.env("GSH_CHILD_DISABLE", "1");
+        }
+        let out = c.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let case = format!("RUST_BACKTRACE={rust:?} RUST_LIB_BACKTRACE={lib:?} disable={disable}");
+        assert!(
+            out.status.success(),
+            "{case}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains(&format!("CAPTURED={expect}")),
+            "{case}: {stdout}"
+        );
+    }
 }

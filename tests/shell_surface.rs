@@ -144,6 +144,105 @@ fn environment_is_scrubbed_but_otherwise_untouched() {
     );
 }
 
+/// What the real shell received as its initial environment (`/proc/$$/environ`, in order; `cat` runs
+/// in a child, so `$$` is the shell), when
+/// guarded-sh is started by `env -i` with exactly `given`.
+fn environment_seen_by_the_shell(given: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new("/usr/bin/env")
+        .arg("-i")
+        .args(given.iter().map(|e| std::ffi::OsStr::from_bytes(e)))
+        .args([BIN, "-c", "cat /proc/$$/environ; true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let mut seen: Vec<Vec<u8>> = out.stdout.split(|b| *b == 0).map(<[u8]>::to_vec).collect();
+    assert_eq!(seen.pop(), Some(vec![]), "environ ends with a NUL");
+    seen
+}
+
+/// (case, the environment given, the entries guarded-sh must remove)
+type EnvCase<'a> = (&'a str, &'a [&'a [u8]], &'a [&'a [u8]]);
+
+/// With nothing to scrub, the real shell inherits guarded-sh's environment as it was given: same
+/// entries, same bytes, same order (`exec::ShellEnv::Inherit`), including the backtrace variables
+/// guarded-sh neutralises for itself. With something to scrub, exactly the scrubbed entries go.
+#[test]
+fn the_environment_passes_through_byte_for_byte() {
+    let s = Setup::new("");
+    let plain: &[&[u8]] = &[
+        b"PATH=/usr/bin:/bin",
+        b"ZED=last-by-name-first-in-order",
+        b"RUST_BACKTRACE=1",
+        b"EQ=a=b=c",
+        b"NL=line one\nline two",
+        b"EMPTY=",
+        b"BYTES=\xff\xfe not utf-8",
+        b"RUST_LIB_BACKTRACE=full",
+        b"AAA=first-by-name",
+    ];
+    let cases: &[EnvCase] = &[
+        ("nothing to scrub, order kept", plain, &[]),
+        (
+            "RUST_BACKTRACE alone (guarded-sh adds and removes RUST_LIB_BACKTRACE)",
+            &[b"PATH=/usr/bin:/bin", b"RUST_BACKTRACE=full", b"A=1"],
+            &[],
+        ),
+        (
+            "RUST_LIB_BACKTRACE=0 already",
+            &[
+                b"PATH=/usr/bin:/bin",
+                b"RUST_LIB_BACKTRACE=0",
+                b"RUST_BACKTRACE=1",
+            ],
+            &[],
+        ),
+        (
+            "BASH_ENV among them",
+            &[b"PATH=/usr/bin:/bin", b"BASH_ENV=/tmp/evil", b"B=2", b"A=1"],
+            &[b"BASH_ENV=/tmp/evil"],
+        ),
+        (
+            "an exported function",
+            &[
+                b"PATH=/usr/bin:/bin",
+                b"A=1",
+                b"BASH_FUNC_ls%%=() { echo pwned; }",
+            ],
+            &[b"BASH_FUNC_ls%%=() { echo pwned; }"],
+        ),
+        (
+            "SHELLOPTS with the backtrace variables",
+            &[
+                b"SHELLOPTS=xtrace",
+                b"RUST_BACKTRACE=1",
+                b"PATH=/usr/bin:/bin",
+            ],
+            &[b"SHELLOPTS=xtrace"],
+        ),
+    ];
+    let config = format!("GUARDED_SH_CONFIG={}", s.path("config.toml").display());
+    for (case, given, removed) in cases {
+        let mut given: Vec<Vec<u8>> = given.iter().map(|e| e.to_vec()).collect();
+        given.push(config.clone().into_bytes());
+        let seen = environment_seen_by_the_shell(&given);
+        let mut expected: Vec<Vec<u8>> = given
+            .into_iter()
+            .filter(|e| !removed.contains(&e.as_slice()))
+            .collect();
+        if removed.is_empty() {
+            assert_eq!(seen, expected, "{case}: entries and order");
+        } else {
+            // Scrubbing rebuilds the environment (std orders it by name): compare the entries.
+            let mut seen = seen;
+            seen.sort();
+            expected.sort();
+            assert_eq!(seen, expected, "{case}: entries");
+        }
+    }
+}
+
 #[test]
 fn bashrc_is_not_sourced_behind_the_gate() {
     let s = Setup::new("");

@@ -7,7 +7,7 @@ use crate::app::{Outcome, EXIT_DENIED};
 use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
-use crate::exec::{base_name, ShellExec};
+use crate::exec::{base_name, ShellEnv, ShellExec};
 use crate::invocation::ShellCall;
 use crate::trust;
 use std::ffi::OsString;
@@ -87,7 +87,7 @@ pub fn start(ctx: &Context, config: &Config, call: &ShellCall) -> Outcome {
                 "-i".into(),
             ],
             program: shell,
-            env,
+            env: ShellEnv::Exact(env),
         },
         None,
     )

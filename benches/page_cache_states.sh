@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# How the page cache holds the binary changes what a gated command costs (BENCHMARKS.md §1,
+# "The page cache"). The same bytes, side by side in one run of benches/process.rs, in the three
+# states a host sees:
+#   written   a copy just written by `install` (what install.sh leaves): the kernel caches a
+#             written file in large folios (64 KiB here), so mapping it is cheap;
+#   read-back a copy whose cached pages were dropped and read back by executing it (what a host
+#             has after a reboot or memory pressure): one 4 KiB folio per page;
+#   the binary as given (its row in the bench's own table), e.g. the linker's output.
+# Needs root (to drop a file's pages the file must be clean: it is synced first).
+#
+#   benches/page_cache_states.sh [BINARY] [ROUNDS]   (default: the static build, 500)
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$(realpath "${1:-$REPO/target/x86_64-unknown-linux-gnu/release/guarded-sh}")
+rounds=${2:-500}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '[audit]\nsyslog = false\n[policy]\nenabled = false\n' >"$work/config.toml"
+for k in 1 2; do
+	install -m 0755 "$bin" "$work/written-$k"
+	install -m 0755 "$bin" "$work/read-back-$k"
+	sync "$work/read-back-$k"
+	dd if="$work/read-back-$k" iflag=nocache count=0 status=none
+	GUARDED_SH_CONFIG=$work/config.toml "$work/read-back-$k" -c true
+done
+bench=$(cd "$REPO" && cargo bench --bench process --no-run --message-format=json 2>/dev/null |
+	sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+[[ -x $bench ]] || { echo "benches/page_cache_states.sh: cannot build the process bench" >&2; exit 2; }
+env -u RUST_BACKTRACE "$bench" --bench --rounds "$rounds" --binary "$bin" \
+	--compare "$work/written-1" --compare "$work/written-2" \
+	--compare "$work/read-back-1" --compare "$work/read-back-2"
