@@ -25,7 +25,7 @@ for k in 1 2; do
 	GUARDED_SH_CONFIG=$work/config.toml "$work/read-back-$k" -c true
 done
 bench=$(cd "$REPO" && cargo bench --bench process --no-run --message-format=json 2>/dev/null |
-	sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+	grep '"name":"process"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 [[ -x $bench ]] || { echo "benches/page_cache_states.sh: cannot build the process bench" >&2; exit 2; }
 env -u RUST_BACKTRACE "$bench" --bench --rounds "$rounds" --binary "$bin" \
 	--compare "$work/written-1" --compare "$work/written-2" \
