@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the page cache holds the binary changes what a gated command costs (BENCHMARKS.md §1,
-# "The page cache"). The same bytes, side by side in one run of benches/process.rs, in the three
-# states a host sees:
+# "The page cache"). The same bytes, side by side in one run of benches/process.rs (no policy and
+# the six examples), in the three states a host sees:
 #   written   a copy just written by `install` (what install.sh leaves): the kernel caches a
 #             written file in large folios (64 KiB here), so mapping it is cheap;
 #   read-back a copy whose cached pages were dropped and read back by executing it (what a host
@@ -28,5 +28,5 @@ bench=$(cd "$REPO" && cargo bench --bench process --no-run --message-format=json
 	grep '"name":"process"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 [[ -x $bench ]] || { echo "benches/page_cache_states.sh: cannot build the process bench" >&2; exit 2; }
 env -u RUST_BACKTRACE "$bench" --bench --rounds "$rounds" --binary "$bin" \
-	--compare "$work/written-1" --compare "$work/written-2" \
-	--compare "$work/read-back-1" --compare "$work/read-back-2"
+	--compare-six "$work/written-1" --compare-six "$work/written-2" \
+	--compare-six "$work/read-back-1" --compare-six "$work/read-back-2"

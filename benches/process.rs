@@ -5,7 +5,8 @@
 //! and the previous process's after-effects hit every variant alike; medians and ratios are
 //! printed.
 //!
-//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--compare PATH]… [--rounds N]`
+//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--compare PATH]…
+//! [--compare-six PATH]… [--rounds N]`
 //! (default binary: the static release build, else target/release/guarded-sh)
 
 use std::path::{Path, PathBuf};
@@ -201,23 +202,32 @@ fn main() {
         });
     }
     // `--compare PATH` (repeatable): other builds of guarded-sh (another profile, a dynamic PIE
-    // build), each measured with no policy in the same interleaved rounds.
+    // build), each measured with no policy in the same rounds; `--compare-six PATH` also with the
+    // six examples.
     let no_policy = write_config(&tmp, "compare-no-policy", None);
+    let six = write_config(&tmp, "compare-six", Some(examples.as_path()));
     for (k, a) in args.iter().enumerate() {
-        if a != "--compare" {
-            continue;
-        }
+        let scenarios: &[(&str, &str, &Path)] = match a.as_str() {
+            "--compare" => &[("no policy", "true", &no_policy)],
+            "--compare-six" => &[
+                ("no policy", "true", &no_policy),
+                ("six examples", "echo >/dev/null", &six),
+            ],
+            _ => continue,
+        };
         let Some(other) = args.get(k + 1) else {
             continue;
         };
-        variants.push(Variant {
-            name: format!("{other} -c true (no policy)"),
-            program: PathBuf::from(other),
-            args: vec!["-c".into(), "true".into()],
-            env: vec![("GUARDED_SH_CONFIG".into(), no_policy.display().to_string())],
-            samples: vec![],
-            failures: 0,
-        });
+        for (name, command, config) in scenarios {
+            variants.push(Variant {
+                name: format!("{other} -c {command} ({name})"),
+                program: PathBuf::from(other),
+                args: vec!["-c".into(), command.to_string()],
+                env: vec![("GUARDED_SH_CONFIG".into(), config.display().to_string())],
+                samples: vec![],
+                failures: 0,
+            });
+        }
     }
     // Warm up: fills the page cache and each scenario's policy cache.
     for v in &variants {

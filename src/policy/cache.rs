@@ -182,15 +182,33 @@ fn invalid(why: &str) -> CacheMiss {
     CacheMiss::Invalid(why.to_string())
 }
 
-/// Lower-case hex of `bytes`.
+/// Lower-case hex of `bytes` (on every gated command, twice: no formatting machinery).
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        for nibble in [b >> 4, b & 0x0f] {
+            out.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_table() {
+        for (bytes, text) in [
+            (&[][..], ""),
+            (&[0x00][..], "00"),
+            (&[0x0f, 0xf0, 0xa5][..], "0ff0a5"),
+            (&[0xff, 0x01, 0x9c, 0x10][..], "ff019c10"),
+        ] {
+            assert_eq!(hex(bytes), text);
+        }
+    }
 
     #[test]
     fn key_depends_on_digest() {
