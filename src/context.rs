@@ -1,7 +1,10 @@
 //! Context: the only reader of the process environment, uid, terminal and SSH variables. It
 //! captures the initial environment once, before anything can change it, so the real shell gets
 //! exactly what guarded-sh was given (minus the scrubbed names) and the trust decisions
-//! (`HONEY_RISK_DISABLE`, `HONEY_POLICY_DIR`) read the trusted initial values.
+//! (`HONEY_RISK_DISABLE`, `HONEY_POLICY_DIR`) read the trusted initial values. Nothing changes the
+//! environment afterwards (no dependency does; clippy's `disallowed-methods` keeps the crate from
+//! it), except [`disable_backtrace_capture`], which restores what it touches: so the real shell
+//! can inherit the process's environment as it is when nothing needs scrubbing.
 
 use crate::exec::ShellEnv;
 use std::ffi::OsString;
@@ -24,10 +27,8 @@ pub struct Context {
     pub under_sshd: bool,
     /// Called as a login shell (`-bash`, `-l`, `--login`); set once the argv is parsed.
     pub login: bool,
-    /// `env` is this process's own environment, read by [`Context::capture`]. The process never
-    /// changes its environment afterwards (clippy's `disallowed-methods` keeps `set_var` and
-    /// `remove_var` out of the crate; [`disable_backtrace_capture`] restores what it touches),
-    /// so the real shell can inherit it as it is. False for contexts built any other way.
+    /// `env` is this process's own environment, read by [`Context::capture`] (see the module
+    /// documentation for why it stays so). False for contexts built any other way.
     pub env_is_process: bool,
 }
 

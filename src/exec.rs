@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
-/// A fully decided exec: program, argv[0], arguments and environment.
+/// A fully decided exec: program, `argv[0]`, arguments and environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellExec {
     pub program: PathBuf,
@@ -39,7 +39,7 @@ pub fn exec(spec: &ShellExec) -> std::io::Error {
     command.exec()
 }
 
-/// The basename of a path, as argv[0] for the real shell.
+/// The basename of a path, as `argv[0]` for the real shell.
 pub fn base_name(path: &Path) -> OsString {
     path.file_name()
         .map(OsString::from)

@@ -32,7 +32,7 @@ impl ShellName {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellCall {
     pub name: ShellName,
-    /// argv[0] began with `-`, or `-l`/`--login` was given.
+    /// `argv[0]` began with `-`, or `-l`/`--login` was given.
     pub login: bool,
     /// `-i` was given.
     pub interactive_flag: bool,
@@ -146,7 +146,7 @@ const REVIEW_OPTIONS: &[&str] = &[
     "--gs-help",
 ];
 
-/// Parses argv (`args[0]` is argv[0]).
+/// Parses argv (`args[0]` is `argv[0]`).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
     let argv0 = args
         .first()
