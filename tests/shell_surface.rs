@@ -144,9 +144,9 @@ fn environment_is_scrubbed_but_otherwise_untouched() {
     );
 }
 
-/// What the real shell received as its initial environment (`/proc/$$/environ`, in order; `cat` runs
-/// in a child, so `$$` is the shell), when
-/// guarded-sh is started by `env -i` with exactly `given`.
+/// What the real shell received as its initial environment (`/proc/$$/environ`, in order; `cat`
+/// runs in a child, so `$$` is the shell) when guarded-sh is started by `env -i` with exactly
+/// `given`.
 fn environment_seen_by_the_shell(given: &[Vec<u8>]) -> Vec<Vec<u8>> {
     use std::os::unix::ffi::OsStrExt;
     let out = Command::new("/usr/bin/env")
