@@ -57,7 +57,7 @@ done
 [[ $(id -u) == 0 ]] || die "run as root"
 
 # The static, non-PIE release binary (LD_PRELOAD and friends cannot act before main), with the
-# code layout of build/symbol-order.txt.
+# layout of build/symbol-order.txt and build/rodata-order.ld.
 build() {
 	say "building the static release binary (build/static.sh)"
 	binary=$("$REPO/build/static.sh")

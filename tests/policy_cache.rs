@@ -259,3 +259,22 @@ fn a_program_without_the_combined_entry_point_is_recompiled() {
         &CacheStatus::Hit
     );
 }
+
+/// The cached program leaves out the Rego sources (the VM never reads them): the file holds no
+/// line of the policy, and the program read back from it still decides as compiled.
+#[test]
+fn the_cached_program_carries_no_sources() {
+    let (policies, cache) = setup();
+    let first = cached(policies.path(), cache.path());
+    let bytes = std::fs::read(cache_path(&first, cache.path())).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    for line in POLICY.lines().filter(|l| l.len() > 20) {
+        assert!(
+            !text.contains(line),
+            "the cache file holds the source line {line:?}"
+        );
+    }
+    let second = cached(policies.path(), cache.path());
+    assert_eq!(second.cache_status(), &CacheStatus::Hit);
+    assert_eq!(verdicts(&second), EXPECTED);
+}

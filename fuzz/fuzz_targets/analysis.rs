@@ -1,11 +1,12 @@
 //! Fuzzes the shell analysis and the signal families (`parse::analyse` + `signals::detect`) on
 //! arbitrary bytes (converted lossily, as the shell surface does). Invariants: no panic; every
-//! crossed bound raises a critical signal (fail closed); every signal is in the catalogue; and
-//! the decision with an allow-everything policy denies exactly when a signal is critical.
+//! crossed bound raises a critical signal (fail closed); every signal is in the catalogue; the
+//! decision with an allow-everything policy denies exactly when a signal is critical; and a plain
+//! command line, lowered without tree-sitter, gets the IR the grammar path gives it.
 #![no_main]
 
 use guarded_sh::decision::{decide, Mode, Stage, Verdict};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::{analyse, analyse_grammar_only, plain_words, Limits};
 use guarded_sh::policy::decision::PolicyDecision;
 use guarded_sh::signals::{self, detect, first_critical, Severity};
 use libfuzzer_sys::fuzz_target;
@@ -14,6 +15,14 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let analysis = analyse(&text, &Limits::default());
     let found = detect(&analysis);
+    if plain_words(&text).is_some() {
+        let reference = analyse_grammar_only(&text, &Limits::default());
+        assert_eq!(
+            format!("{analysis:?}"),
+            format!("{reference:?}"),
+            "the plain path and the grammar differ on {text:?}"
+        );
+    }
     if !analysis.limits.is_empty() {
         assert!(
             found.iter().any(|s| s.severity() == Severity::Critical),

@@ -144,7 +144,8 @@ impl Vars {
 pub(crate) struct Lowerer<'l> {
     pub(crate) out: Analysis,
     limits: &'l Limits,
-    parser: Parser,
+    /// Made on the first text that needs the grammar (a plain command line does not).
+    parser: Option<Parser>,
     started: Instant,
     nodes: usize,
     stopped: bool,
@@ -156,6 +157,9 @@ pub(crate) struct Lowerer<'l> {
     lowered: Vec<usize>,
     /// The elements of the array value `assignment_parts` just evaluated, for `remember`.
     pending_array: Option<Option<Vec<String>>>,
+    /// Plain command lines are lowered without the grammar (`super::plain`); off only to
+    /// compare the two paths.
+    plain_lines: bool,
 }
 
 /// Context while walking: what every command found below inherits.
@@ -190,6 +194,15 @@ impl WordState {
         self.template.push_str(text);
     }
 
+    /// Unquoted word text: backslash escapes removed, the rest literal.
+    fn literal_unquoted(&mut self, text: &str) {
+        let mut chars = Chars::default();
+        unescape_unquoted(text, &mut chars);
+        self.shown.extend(chars.0.iter().map(|(c, _)| *c));
+        self.template.extend(chars.0.iter().map(|(c, _)| *c));
+        self.chars.0.extend(chars.0);
+    }
+
     fn dynamic(&mut self) {
         if !self.dynamic {
             self.prefix = self.chars.0.iter().map(|(c, _)| *c).collect();
@@ -206,14 +219,10 @@ impl WordState {
 
 impl<'l> Lowerer<'l> {
     pub(crate) fn new(limits: &'l Limits) -> Self {
-        let mut parser = Parser::new();
-        // The grammar is compiled in; a version mismatch is caught by the tests, and a parser
-        // without a language makes `parse` return `None`, which is reported as a limit.
-        let _ = parser.set_language(&tree_sitter_bash::LANGUAGE.into());
         Lowerer {
             out: Analysis::default(),
             limits,
-            parser,
+            parser: None,
             started: Instant::now(),
             nodes: 0,
             stopped: false,
@@ -221,6 +230,15 @@ impl<'l> Lowerer<'l> {
             pending_array: None,
             base_depth: 0,
             lowered: Vec::new(),
+            plain_lines: true,
+        }
+    }
+
+    /// A lowerer that sends every text through tree-sitter, plain command lines included.
+    pub(crate) fn grammar_only(limits: &'l Limits) -> Self {
+        Lowerer {
+            plain_lines: false,
+            ..Lowerer::new(limits)
         }
     }
 
@@ -264,13 +282,18 @@ impl<'l> Lowerer<'l> {
             });
             return;
         }
-        let Some(tree) = self.parse(text) else { return };
         let ctx = Ctx {
             ir: base.clone(),
             stdin,
             tree_depth: self.base_depth,
             ..Ctx::default()
         };
+        if self.plain_lines {
+            if let Some(words) = super::plain::plain_words(text) {
+                return self.plain_command(&words, &ctx);
+            }
+        }
+        let Some(tree) = self.parse(text) else { return };
         let root = tree.root_node();
         if !root.has_error() {
             return self.stmt(text, root, &ctx);
@@ -338,11 +361,15 @@ impl<'l> Lowerer<'l> {
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
         let bytes = text.as_bytes();
         let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-        let tree = self.parser.parse_custom_encoding::<CtypeSafeUtf8, _, _>(
-            &mut read,
-            None,
-            Some(options),
-        );
+        let parser = self.parser.get_or_insert_with(|| {
+            let mut parser = Parser::new();
+            // The grammar is compiled in; a version mismatch is caught by the tests, and a parser
+            // without a language makes `parse` return `None`, which is reported as a limit.
+            let _ = parser.set_language(&tree_sitter_bash::LANGUAGE.into());
+            parser
+        });
+        let tree =
+            parser.parse_custom_encoding::<CtypeSafeUtf8, _, _>(&mut read, None, Some(options));
         if tree.is_none() {
             self.limit(Limit::Time { max_ms: max_millis });
             self.stopped = true;
@@ -802,6 +829,41 @@ impl<'l> Lowerer<'l> {
         self.finish(index, name, args, Vec::new(), ctx.redirects.clone(), ctx);
     }
 
+    /// A plain command line (`super::plain`), lowered as the grammar path lowers its tree
+    /// (`program` → `command` → one `word` per word): the same nodes are counted against the
+    /// bounds at the same depths, and each word is evaluated by the same code.
+    fn plain_command(&mut self, words: &[(usize, &str)], ctx: &Ctx) {
+        if !self.visit(ctx) {
+            return;
+        }
+        let mut command = ctx.clone();
+        command.tree_depth += 1;
+        if !self.visit(&command) {
+            return;
+        }
+        command.tree_depth += 1;
+        if let Some((offset, _)) = words.first() {
+            self.lowered.push(*offset);
+        }
+        let index = self.reserve(&command);
+        let mut evaluated = Vec::new();
+        for (_, word) in words {
+            let mut state = WordState::default();
+            if self.visit(&command) {
+                state.literal_unquoted(word);
+            } else {
+                state.opaque();
+            }
+            evaluated.extend(self.static_words(word, state));
+        }
+        let first = if evaluated.is_empty() {
+            Word::default()
+        } else {
+            evaluated.remove(0)
+        };
+        self.finish(index, first, evaluated, Vec::new(), Vec::new(), &command);
+    }
+
     fn command(&mut self, src: &str, node: Node, ctx: &Ctx) {
         self.lowered.push(node.start_byte());
         let index = self.reserve(ctx);
@@ -1056,7 +1118,12 @@ impl<'l> Lowerer<'l> {
     fn words(&mut self, src: &str, node: Node, ctx: &Ctx) -> Vec<Word> {
         let mut state = WordState::default();
         self.part(src, node, ctx, &mut state, false);
-        let raw: String = text(src, node).chars().take(MAX_RAW).collect();
+        self.static_words(text(src, node), state)
+    }
+
+    /// The words one word written as `written` evaluates to, given its evaluated parts.
+    fn static_words(&self, written: &str, state: WordState) -> Vec<Word> {
+        let raw: String = written.chars().take(MAX_RAW).collect();
         let base = Word {
             raw: raw.clone(),
             shown: state.shown.clone(),
@@ -1140,11 +1207,7 @@ impl<'l> Lowerer<'l> {
                 if quoted {
                     state.literal(t, CharKind::Quoted);
                 } else {
-                    let mut chars = Chars::default();
-                    unescape_unquoted(t, &mut chars);
-                    state.shown.extend(chars.0.iter().map(|(c, _)| *c));
-                    state.template.extend(chars.0.iter().map(|(c, _)| *c));
-                    state.chars.0.extend(chars.0);
+                    state.literal_unquoted(t);
                 }
             }
             "raw_string" => {

@@ -1,14 +1,17 @@
 //! Analysis: shell text to the IR, with nothing run. tree-sitter-bash parses; `lower` walks the
 //! tree into simple commands with static words; `unwrap` follows wrappers, nested shells and
-//! remote execs. Every bound is explicit and a crossed one is reported in `Analysis::limits`.
+//! remote execs; `plain` recognises the plain command line that needs no grammar. Every bound is
+//! explicit and a crossed one is reported in `Analysis::limits`.
 
 mod ir;
 mod lower;
+mod plain;
 mod recover;
 pub mod unwrap;
 mod word;
 
 pub use ir::*;
+pub use plain::plain_words;
 pub use word::Word;
 
 use serde::Deserialize;
@@ -52,6 +55,14 @@ impl Default for Limits {
 /// Analyses `text` as a shell script.
 pub fn analyse(text: &str, limits: &Limits) -> Analysis {
     let mut lowerer = lower::Lowerer::new(limits);
+    lowerer.script(text, &Context::default(), None);
+    lowerer.out
+}
+
+/// Analyses `text` with every text, plain command lines included, parsed by tree-sitter: the
+/// reference the plain-line path is compared with (`tests/parse_plain.rs`).
+pub fn analyse_grammar_only(text: &str, limits: &Limits) -> Analysis {
+    let mut lowerer = lower::Lowerer::grammar_only(limits);
     lowerer.script(text, &Context::default(), None);
     lowerer.out
 }

@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Leading bytes of every cache file; bump the digit when the header layout changes.
-const MAGIC: &[u8; 8] = b"GSHRVM02";
+/// Leading bytes of every cache file; bump the digit when the header layout or what the payload
+/// holds changes (it is part of the key, so files of the old form are left unused). 03: programs
+/// without their Rego sources.
+const MAGIC: &[u8; 8] = b"GSHRVM03";
 /// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 64 + 32 + 8;
 /// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).
@@ -28,9 +30,11 @@ pub enum CacheMiss {
     Invalid(String),
 }
 
-/// The regorus version that compiled (and will run) the program.
-pub fn regorus_version() -> String {
-    Program::new().metadata.compiler_version
+/// The regorus version that compiled (and will run) the program (read once per process from
+/// what `Program::new` records).
+pub fn regorus_version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| Program::new().metadata.compiler_version)
 }
 
 /// The cache key: sha256 over the policy digest, regorus version, RVM serialization version and
@@ -40,7 +44,7 @@ pub fn cache_key(digest: &str) -> String {
     hasher.update(MAGIC);
     for part in [
         digest.to_string(),
-        regorus_version(),
+        regorus_version().to_string(),
         Program::SERIALIZATION_VERSION.to_string(),
     ] {
         hasher.update((part.len() as u64).to_le_bytes());

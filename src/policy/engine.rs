@@ -227,7 +227,7 @@ impl std::fmt::Debug for Policy {
 impl Policy {
     /// Evaluate `data.honey` for `input` (schema version 1). Errors are verdicts: deny.
     pub fn evaluate(&self, input: &serde_json::Value) -> Result<PolicyDecision, PolicyError> {
-        let input = Value::from(input.clone());
+        let input = super::rego_value::to_rego(input);
         match &self.runner {
             Runner::Interpreter(engine) => self.evaluate_interpreter(engine, input),
             Runner::Rvm { program, data } => {
@@ -374,13 +374,15 @@ pub(crate) fn read_sources(dir: &Path, with_tests: bool) -> Result<Sources, Poli
 }
 
 /// A whole UTF-8 file, read through `scratch` (kept between files) and copied out at its exact
-/// size: `open`, `read`, `read`, `close`, where `fs::read_to_string` first asks for the size
-/// (one more system call per policy file, on every command).
+/// size: `open`, `read`, `read`, `close`. (`File`'s own `read_to_end`, which `fs::read_to_string`
+/// uses, first asks for the size and the position: two more system calls per policy file, on
+/// every command. Through `Take` the generic loop runs instead.)
 fn read_text(path: &Path, scratch: &mut Vec<u8>) -> std::io::Result<String> {
     use std::io::Read;
     scratch.clear();
     scratch.reserve(16 * 1024);
-    std::fs::File::open(path)?.read_to_end(scratch)?;
+    let mut file = std::fs::File::open(path)?;
+    Read::take(&mut file, u64::MAX).read_to_end(scratch)?;
     String::from_utf8(scratch.clone())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
@@ -538,7 +540,15 @@ fn compile_combined(engine: &Engine, entries: &[String]) -> Result<Arc<Program>,
     let compiled = engine
         .compile_with_entrypoint(&combined.as_str().into())
         .map_err(|e| e.to_string())?;
-    Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())
+    let mut program =
+        Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())?;
+    // The VM never reads the Rego sources a program carries (they serve listings and the
+    // recompiling of a partial program, which the cache refuses): without them the cached file
+    // is half the size, and every command reads, hashes and decodes it.
+    if let Some(program) = Arc::get_mut(&mut program) {
+        program.sources = Vec::new();
+    }
+    Ok(program)
 }
 
 fn timer(limits: &Limits) -> ExecutionTimerConfig {

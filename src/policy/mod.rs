@@ -8,4 +8,5 @@ pub mod engine;
 pub mod entry;
 pub mod error;
 pub mod input;
+pub mod rego_value;
 pub mod tests_runner;
