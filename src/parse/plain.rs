@@ -4,10 +4,10 @@
 //!
 //! The test is deliberately narrow. Every byte is an ASCII letter or digit, one of `_ . / , : -`,
 //! a space or a tab (not `@`, `%` or `+`: tree-sitter-bash misreads them in some positions, and
-//! its parse-error report and recovery must stay what they are); the first word is not one of bash's reserved words or declaration
-//! builtins. Nothing else in bash gives such a line a meaning beyond its words: no quoting,
-//! expansion, assignment, redirection, operator, comment, glob or brace, and no newline.
-//! Anything else goes to tree-sitter. `tests/parse_plain.rs` checks both halves: the table of
+//! its parse-error report and recovery must stay what they are); the first word is not one of
+//! bash's reserved words or declaration builtins. Nothing else in bash gives such a line a meaning
+//! beyond its words: no quoting, expansion, assignment, redirection, operator, comment, glob or
+//! brace, and no newline. Anything else goes to tree-sitter. `tests/parse_plain.rs` checks both halves: the table of
 //! lines that must and must not take this path, and, over generated lines, that the IR is the
 //! one the grammar path produces.
 
@@ -35,19 +35,12 @@ pub fn plain_words(text: &str) -> Option<Vec<(usize, &str)>> {
         return None;
     }
     let mut words = Vec::new();
-    let mut start = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        match (b == b' ' || b == b'\t', start) {
-            (true, Some(s)) => {
-                words.push((s, text.get(s..i)?));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
+    let mut offset = 0;
+    for word in text.split([' ', '\t']) {
+        if !word.is_empty() {
+            words.push((offset, word));
         }
-    }
-    if let Some(s) = start {
-        words.push((s, text.get(s..)?));
+        offset += word.len() + 1;
     }
     let (_, first) = words.first()?;
     if STRUCTURAL.contains(first) {

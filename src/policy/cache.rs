@@ -42,11 +42,8 @@ pub fn regorus_version() -> &'static str {
 pub fn cache_key(digest: &str) -> String {
     let mut hasher = Sha256::new();
     hasher.update(MAGIC);
-    for part in [
-        digest.to_string(),
-        regorus_version().to_string(),
-        Program::SERIALIZATION_VERSION.to_string(),
-    ] {
+    let serialization = Program::SERIALIZATION_VERSION.to_string();
+    for part in [digest, regorus_version(), serialization.as_str()] {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
