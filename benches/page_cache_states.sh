@@ -6,8 +6,9 @@
 #             written file in large folios (64 KiB here), so mapping it is cheap;
 #   read-back a copy whose cached pages were dropped and read back by executing it (what a host
 #             has after a reboot or memory pressure): one 4 KiB folio per page;
-#   cat       a copy dropped the same way, then read once with `cat` before it runs (the
-#             operator's remedy after a boot): readahead gives large folios again;
+#   unit      a copy read back the same way, then put through the commands of the boot unit
+#             install.sh installs (share/guarded-sh-page-cache.service: drop, then `cat`):
+#             readahead gives large folios again;
 #   the binary as given (its row in the bench's own table), e.g. the linker's output.
 # Needs root (to drop a file's pages the file must be clean: it is synced first).
 #
@@ -25,15 +26,25 @@ for k in 1 2; do
 	sync "$work/read-back-$k"
 	dd if="$work/read-back-$k" iflag=nocache count=0 status=none
 	GUARDED_SH_CONFIG=$work/config.toml "$work/read-back-$k" -c true
-	install -m 0755 "$bin" "$work/cat-$k"
-	sync "$work/cat-$k"
-	dd if="$work/cat-$k" iflag=nocache count=0 status=none
-	cat "$work/cat-$k" >/dev/null
+	install -m 0755 "$bin" "$work/unit-$k"
+	sync "$work/unit-$k"
+	dd if="$work/unit-$k" iflag=nocache count=0 status=none
+	GUARDED_SH_CONFIG=$work/config.toml "$work/unit-$k" -c true
+	# The unit's commands, with this copy's path for the installed one.
+	while read -ra words; do
+		"${words[@]}" >/dev/null
+	done < <(sed -n "s|^ExecStart=||; T; s|/usr/local/bin/guarded-sh|$work/unit-$k|gp" \
+		"$REPO/share/guarded-sh-page-cache.service")
 done
+
 bench=$(cd "$REPO" && cargo bench --bench process --no-run --message-format=json 2>/dev/null |
 	grep '"name":"process"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 [[ -x $bench ]] || { echo "benches/page_cache_states.sh: cannot build the process bench" >&2; exit 2; }
 env -u RUST_BACKTRACE "$bench" --bench --rounds "$rounds" --binary "$bin" \
 	--compare-six "$work/written-1" --compare-six "$work/written-2" \
 	--compare-six "$work/read-back-1" --compare-six "$work/read-back-2" \
-	--compare-six "$work/cat-1" --compare-six "$work/cat-2"
+	--compare-six "$work/unit-1" --compare-six "$work/unit-2"
+# What each state was, read after the runs (reading a copy caches all of it).
+for f in "$work"/written-* "$work"/read-back-* "$work"/unit-*; do
+	printf '%-12s %s\n' "${f##*/}" "$("$REPO/tests/e2e/folios.py" "$f")"
+done

@@ -260,10 +260,11 @@ fn a_program_without_the_combined_entry_point_is_recompiled() {
     );
 }
 
-/// The cached program leaves out the Rego sources (the VM never reads them): the file holds no
-/// line of the policy, and the program read back from it still decides as compiled.
+/// The cached program leaves out the Rego sources and the source span of each instruction (the
+/// VM reads neither): the file holds no line of the policy and the program no span, and the
+/// program read back from it still decides as compiled.
 #[test]
-fn the_cached_program_carries_no_sources() {
+fn the_cached_program_carries_no_sources_or_spans() {
     let (policies, cache) = setup();
     let first = cached(policies.path(), cache.path());
     let bytes = std::fs::read(cache_path(&first, cache.path())).unwrap();
@@ -274,7 +275,116 @@ fn the_cached_program_carries_no_sources() {
             "the cache file holds the source line {line:?}"
         );
     }
+    // regorus's own serialization starts at its magic, after guarded-sh's header.
+    let start = bytes.windows(4).position(|w| w == b"REGO").unwrap();
+    let program = match regorus::rvm::program::Program::deserialize_binary(&bytes[start..]) {
+        Ok(regorus::rvm::program::DeserializationResult::Complete(p)) => p,
+        _ => panic!("the cached payload does not deserialize"),
+    };
+    assert!(!program.instructions.is_empty());
+    assert!(
+        program.instruction_spans.is_empty(),
+        "the cached program carries spans"
+    );
     let second = cached(policies.path(), cache.path());
     assert_eq!(second.cache_status(), &CacheStatus::Hit);
     assert_eq!(verdicts(&second), EXPECTED);
+}
+
+/// A write prunes what no run can read any more: files of an older format and temp files a dead
+/// writer left over an hour ago. Everything else stays: entries of this format for other
+/// policies, fresh temps (a writer may be mid-write), links (and what they point to),
+/// directories, foreign names. A cache hit prunes nothing.
+#[test]
+fn a_write_prunes_old_formats_and_abandoned_temps_only() {
+    let (policies, cache) = setup();
+    let dir = cache.path();
+    let first = cached(policies.path(), dir);
+    let current = std::fs::read(cache_path(&first, dir)).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let old_target = outside.path().join("old.rvm");
+    std::fs::write(&old_target, b"GSHRVM02 from an older guarded-sh").unwrap();
+    let key = |c: char| c.to_string().repeat(64);
+    let hours_ago =
+        |h: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(h * 3600);
+    // (name, what it is, kept?)
+    let cases: &[(String, &str, bool)] = &[
+        (format!("{}.rvm", key('a')), "older format", false),
+        (format!("{}.rvm", key('b')), "shorter than a magic", false),
+        (
+            format!("{}.rvm", key('c')),
+            "this format, another policy",
+            true,
+        ),
+        (
+            format!(".{}.99.0.tmp", key('d')),
+            "temp, two hours old",
+            false,
+        ),
+        (
+            format!(".{}.99.1.tmp", key('e')),
+            "temp, just written",
+            true,
+        ),
+        (format!("{}.rvm", key('f')), "link to an older format", true),
+        (format!("{}.rvm", key('1')), "directory", true),
+        ("notes.txt".to_string(), "foreign name, older format", true),
+        (format!("{}.rvm", "A".repeat(64)), "upper-case key", true),
+    ];
+    for (name, what, _) in cases {
+        let path = dir.join(name);
+        match *what {
+            "older format" | "foreign name, older format" | "upper-case key" => {
+                std::fs::write(&path, b"GSHRVM02 old payload").unwrap()
+            }
+            "shorter than a magic" => std::fs::write(&path, b"GSH").unwrap(),
+            "this format, another policy" => std::fs::write(&path, &current).unwrap(),
+            "temp, two hours old" | "temp, just written" => {
+                let file = std::fs::File::create(&path).unwrap();
+                if what.contains("two hours") {
+                    file.set_modified(hours_ago(2)).unwrap();
+                }
+            }
+            "link to an older format" => std::os::unix::fs::symlink(&old_target, &path).unwrap(),
+            "directory" => std::fs::create_dir(&path).unwrap(),
+            other => panic!("no setup for {other}"),
+        }
+    }
+    // A hit writes nothing, so it prunes nothing.
+    assert_eq!(
+        cached(policies.path(), dir).cache_status(),
+        &CacheStatus::Hit
+    );
+    for (name, what, _) in cases {
+        assert!(
+            dir.join(name).symlink_metadata().is_ok(),
+            "a hit removed {what}"
+        );
+    }
+    // A changed policy is a miss: compiled, written, and the directory pruned.
+    std::fs::write(
+        policies.path().join("p.rego"),
+        POLICY.replace("\"medium\"", "\"low\""),
+    )
+    .unwrap();
+    let changed = cached(policies.path(), dir);
+    assert!(matches!(
+        changed.cache_status(),
+        CacheStatus::Compiled { stored: true, .. }
+    ));
+    for (name, what, kept) in cases {
+        let exists = dir.join(name).symlink_metadata().is_ok();
+        assert_eq!(exists, *kept, "{what} ({name}): expected kept={kept}");
+    }
+    assert!(
+        old_target.exists(),
+        "the link's target outside the cache was touched"
+    );
+    assert!(
+        cache_path(&first, dir).exists(),
+        "the first policy's entry was removed"
+    );
+    assert!(cache_path(&changed, dir).exists());
+    // Nothing is left to prune.
+    assert_eq!(guarded_sh::policy::cache::prune(dir), 0);
 }

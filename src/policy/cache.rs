@@ -1,6 +1,7 @@
 //! The compiled-policy cache: one file per key (policy digest, regorus version, RVM format
 //! version, entry points) holding regorus's serialized RVM program behind a header that is
-//! verified before use. Writes are atomic (temp file in the same directory, then rename).
+//! verified before use. Writes are atomic (temp file in the same directory, then rename), and
+//! each write prunes what this binary can never read (files of older formats, abandoned temps).
 
 use super::decision::ENTRY_POINTS;
 use super::entry::{combined_path, entry_path};
@@ -13,13 +14,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Leading bytes of every cache file; bump the digit when the header layout or what the payload
-/// holds changes (it is part of the key, so files of the old form are left unused). 03: programs
-/// without their Rego sources.
-const MAGIC: &[u8; 8] = b"GSHRVM03";
+/// holds changes (it is part of the key, so files of the old form are left unused, and the next
+/// write prunes them). 03: programs without their Rego sources; 04: nor instruction spans.
+const MAGIC: &[u8; 8] = b"GSHRVM04";
 /// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 64 + 32 + 8;
 /// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// A temp file older than this was left by a writer that died before its rename.
+const ABANDONED_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Why a cache lookup did not produce a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,8 +153,80 @@ pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBu
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
+        return result.map(|()| target);
     }
-    result.map(|()| target)
+    prune(dir);
+    Ok(target)
+}
+
+/// Removes from `dir` what no run of this binary can use, and returns how many files it removed:
+/// cache files whose header is of another format (an older guarded-sh; the magic is part of
+/// every key, so they are never read again) and temp files abandoned over an hour ago. Files of
+/// this format stay, whatever policy directory they were compiled for; so does anything that is
+/// not a regular file or not named like a cache file. Runs only after a write (a policy change
+/// or an upgrade), never on the path of a cache hit; every error is ignored (housekeeping never
+/// decides anything).
+pub fn prune(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        // `symlink_metadata`: a link is never followed, and never removed.
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let stale = if is_temp_name(name) {
+            meta.modified()
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > ABANDONED_TEMP)
+        } else if is_cache_name(name) {
+            !starts_with_magic(&entry.path())
+        } else {
+            false
+        };
+        if stale && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// `<64 lower-case hex>.rvm`, as [`cache_file`] names them.
+fn is_cache_name(name: &str) -> bool {
+    name.strip_suffix(".rvm").is_some_and(|key| {
+        key.len() == 64
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// `.<key>.<pid>.<n>.tmp`, as [`write`] names its temp files.
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.')
+        && name.ends_with(".tmp")
+        && name
+            .get(1..65)
+            .is_some_and(|key| is_cache_name(&format!("{key}.rvm")))
+}
+
+/// Whether the file begins with this format's magic (a file that cannot be read is kept).
+fn starts_with_magic(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    match std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)) {
+        Ok(()) => &head == MAGIC,
+        Err(e) => e.kind() != std::io::ErrorKind::UnexpectedEof,
+    }
 }
 
 fn verify_header<'a>(bytes: &'a [u8], key: &str) -> Result<&'a [u8], CacheMiss> {

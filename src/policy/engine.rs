@@ -154,62 +154,69 @@ pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyErro
         (_, CacheMode::Dir(cache_dir)) => Some(Some(cache_dir.as_path())),
         (Backend::Rvm, CacheMode::Off) => Some(None),
     };
-    let mut policy = Policy {
+    let limits = options.limits;
+    let key = cache::cache_key(&digest);
+    let (entries, runner, cache_status) = prepare_runner(&sources, &limits, &key, rvm_cache)?;
+    Ok(Policy {
         digest,
         files,
         sources,
-        entries: Vec::new(),
-        limits: options.limits,
-        runner: Runner::Rvm {
-            program: Arc::new(Program::new()),
-            data: Value::new_object(),
-        },
-        cache_status: CacheStatus::Off,
+        entries,
+        limits,
+        runner,
+        cache_status,
         interpreter: OnceLock::new(),
-    };
-    let key = cache::cache_key(&policy.digest);
+    })
+}
+
+/// What evaluates the policy: the cached program (`rvm_cache` is `Some(Some(dir))` and `dir`
+/// holds a verified one for `key`), else a program compiled now (and stored in the cache), else
+/// the interpreter (no RVM asked for, or the RVM cannot compile it). Also returns the
+/// `data.honey` entry names and how the cache was used.
+fn prepare_runner(
+    sources: &Sources,
+    limits: &Limits,
+    key: &str,
+    rvm_cache: Option<Option<&Path>>,
+) -> Result<(Vec<String>, Runner, CacheStatus), PolicyError> {
     let mut previous = CacheMiss::Absent;
     if let Some(Some(cache_dir)) = rvm_cache {
-        match cache::read(cache_dir, &key) {
+        match cache::read(cache_dir, key) {
             Ok((program, entries)) => {
-                let data = merged_data(&policy.sources)?;
-                policy.entries = entries;
-                policy.runner = Runner::Rvm { program, data };
-                policy.cache_status = CacheStatus::Hit;
-                return Ok(policy);
+                let data = merged_data(sources)?;
+                return Ok((entries, Runner::Rvm { program, data }, CacheStatus::Hit));
             }
             Err(miss) => previous = miss,
         }
     }
-    let mut engine = build_engine(&policy.sources, false, &policy.limits)?;
-    policy.entries = declared_entries(&engine, &policy.sources);
-    prepare(&mut engine, &policy.entries)?;
+    let mut engine = build_engine(sources, false, limits)?;
+    let entries = declared_entries(&engine, sources);
+    prepare(&mut engine, &entries)?;
     check_rule_cycles(&mut engine)?;
     let Some(cache_dir) = rvm_cache else {
-        policy.runner = Runner::Interpreter(Box::new(engine));
-        return Ok(policy);
+        return Ok((
+            entries,
+            Runner::Interpreter(Box::new(engine)),
+            CacheStatus::Off,
+        ));
     };
     validate(&engine)?;
-    let program = compile_combined(&engine, &policy.entries);
-    match program {
+    Ok(match compile_combined(&engine, &entries) {
         Ok(program) => {
-            let stored = cache_dir.is_some_and(|d| cache::write(d, &key, &program).is_ok());
-            policy.cache_status = match cache_dir {
+            let stored = cache_dir.is_some_and(|d| cache::write(d, key, &program).is_ok());
+            let status = match cache_dir {
                 Some(_) => CacheStatus::Compiled { previous, stored },
                 None => CacheStatus::Off,
             };
-            policy.runner = Runner::Rvm {
-                program,
-                data: engine.get_data(),
-            };
+            let data = engine.get_data();
+            (entries, Runner::Rvm { program, data }, status)
         }
         Err(message) => {
             let (_, message) = split_diagnostic(&message);
-            policy.cache_status = CacheStatus::Fallback(message);
-            policy.runner = Runner::Interpreter(Box::new(engine));
+            let status = CacheStatus::Fallback(message);
+            (entries, Runner::Interpreter(Box::new(engine)), status)
         }
-    }
-    Ok(policy)
+    })
 }
 
 impl std::fmt::Debug for Policy {
@@ -542,11 +549,13 @@ fn compile_combined(engine: &Engine, entries: &[String]) -> Result<Arc<Program>,
         .map_err(|e| e.to_string())?;
     let mut program =
         Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())?;
-    // The VM never reads the Rego sources a program carries (they serve listings and the
-    // recompiling of a partial program, which the cache refuses): without them the cached file
-    // is half the size, and every command reads, hashes and decodes it.
+    // The VM never reads the Rego sources a program carries, nor the source span of each
+    // instruction (they serve listings and the recompiling of a partial program, which the cache
+    // refuses): without them the cached file is a fifth of the size, and every command reads,
+    // hashes and decodes it.
     if let Some(program) = Arc::get_mut(&mut program) {
         program.sources = Vec::new();
+        program.instruction_spans = Vec::new();
     }
     Ok(program)
 }
