@@ -551,7 +551,7 @@ fn compile_combined(engine: &Engine, entries: &[String]) -> Result<Arc<Program>,
         Compiler::compile_from_policy(&compiled, &path_refs).map_err(|e| e.to_string())?;
     // The VM never reads the Rego sources a program carries, nor the source span of each
     // instruction (they serve listings and the recompiling of a partial program, which the cache
-    // refuses): without them the cached file is a fifth of the size, and every command reads,
+    // refuses): without them the cached file is a quarter of the size, and every command reads,
     // hashes and decodes it.
     if let Some(program) = Arc::get_mut(&mut program) {
         program.sources = Vec::new();
