@@ -1,9 +1,10 @@
 //! In-process analysis throughput: parse, lower and detect over a varied corpus (every command
-//! of the case tables plus a few longer scripts), reported as commands per second.
+//! of the case tables plus a few longer scripts), reported as commands per second; and one plain
+//! command line both ways (`parse::plain_words`'s path, and the same line through tree-sitter).
 //! `env -u RUST_BACKTRACE cargo bench --bench analysis`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::{analyse, analyse_grammar_only, Limits};
 use guarded_sh::signals::detect;
 
 fn corpus() -> Vec<String> {
@@ -68,6 +69,15 @@ fn bench(c: &mut Criterion) {
                 &limits,
             )))
         })
+    });
+    // A plain command line takes the path without tree-sitter; the same line through the grammar
+    // is what it cost before (tests/parse_plain.rs checks both give the same analysis).
+    let plain = "systemctl status nginx --no-pager";
+    group.bench_function("single plain: systemctl status", |b| {
+        b.iter(|| std::hint::black_box(detect(&analyse(plain, &limits))))
+    });
+    group.bench_function("single plain through tree-sitter", |b| {
+        b.iter(|| std::hint::black_box(detect(&analyse_grammar_only(plain, &limits))))
     });
     group.finish();
 }
