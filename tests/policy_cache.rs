@@ -292,9 +292,10 @@ fn the_cached_program_carries_no_sources_or_spans() {
 }
 
 /// A write prunes what no run can read any more: files of an older format and temp files a dead
-/// writer left over an hour ago. Everything else stays: entries of this format for other
-/// policies, fresh temps (a writer may be mid-write), links (and what they point to),
-/// directories, foreign names. A cache hit prunes nothing.
+/// writer left over an hour ago, and cache-named files with no guarded-sh header. Everything
+/// else stays: entries of this format for other policies, a newer guarded-sh's files, fresh
+/// temps (a writer may be mid-write), links (and what they point to), directories, foreign
+/// names. A cache hit prunes nothing.
 #[test]
 fn a_write_prunes_old_formats_and_abandoned_temps_only() {
     let (policies, cache) = setup();
@@ -326,6 +327,8 @@ fn a_write_prunes_old_formats_and_abandoned_temps_only() {
             "temp, just written",
             true,
         ),
+        (format!("{}.rvm", key('9')), "a newer format", true),
+        (format!("{}.rvm", key('8')), "no guarded-sh header", false),
         (format!("{}.rvm", key('f')), "link to an older format", true),
         (format!("{}.rvm", key('1')), "directory", true),
         ("notes.txt".to_string(), "foreign name, older format", true),
@@ -339,6 +342,8 @@ fn a_write_prunes_old_formats_and_abandoned_temps_only() {
             }
             "shorter than a magic" => std::fs::write(&path, b"GSH").unwrap(),
             "this format, another policy" => std::fs::write(&path, &current).unwrap(),
+            "a newer format" => std::fs::write(&path, b"GSHRVM99 from a newer one").unwrap(),
+            "no guarded-sh header" => std::fs::write(&path, b"REGO\x06\0\0\0 bare").unwrap(),
             "temp, two hours old" | "temp, just written" => {
                 let file = std::fs::File::create(&path).unwrap();
                 if what.contains("two hours") {

@@ -159,11 +159,12 @@ pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBu
     Ok(target)
 }
 
-/// Removes from `dir` what no run of this binary can use, and returns how many files it removed:
-/// cache files whose header is of another format (an older guarded-sh; the magic is part of
-/// every key, so they are never read again) and temp files abandoned over an hour ago. Files of
-/// this format stay, whatever policy directory they were compiled for; so does anything that is
-/// not a regular file or not named like a cache file. Runs only after a write (a policy change
+/// Removes from `dir` what no run of this binary or a newer one can use, and returns how many
+/// files it removed: cache files of an older format (an older guarded-sh; the magic is part of
+/// every key, so they are never read again) or with no guarded-sh header at all, and temp files
+/// abandoned over an hour ago. Files of this format stay, whatever policy directory they were
+/// compiled for, and so do a newer guarded-sh's; so does anything that is not a regular file or
+/// not named like a cache file. Runs only after a write (a policy change
 /// or an upgrade), never on the path of a cache hit; every error is ignored (housekeeping never
 /// decides anything).
 pub fn prune(dir: &Path) -> usize {
@@ -189,7 +190,7 @@ pub fn prune(dir: &Path) -> usize {
                 .and_then(|m| m.elapsed().ok())
                 .is_some_and(|age| age > ABANDONED_TEMP)
         } else if is_cache_name(name) {
-            !starts_with_magic(&entry.path())
+            !of_this_format_or_newer(&entry.path())
         } else {
             false
         };
@@ -219,13 +220,27 @@ fn is_temp_name(name: &str) -> bool {
             .is_some_and(|key| is_cache_name(&format!("{key}.rvm")))
 }
 
-/// Whether the file begins with this format's magic (a file that cannot be read is kept).
-fn starts_with_magic(path: &Path) -> bool {
+/// Whether the file is of a format this binary's or newer: it begins with this format's magic,
+/// or with that of a later one (a newer guarded-sh may share the directory; its files are not
+/// ours to remove). A file that cannot be read is kept too.
+fn of_this_format_or_newer(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 8];
     match std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)) {
-        Ok(()) => &head == MAGIC,
+        Ok(()) => format_version(&head).is_some_and(|v| Some(v) >= format_version(MAGIC)),
         Err(e) => e.kind() != std::io::ErrorKind::UnexpectedEof,
+    }
+}
+
+/// The two digits after `GSHRVM`, as a number (`None` for any other header).
+fn format_version(head: &[u8; 8]) -> Option<u8> {
+    match head {
+        [b'G', b'S', b'H', b'R', b'V', b'M', tens, ones]
+            if tens.is_ascii_digit() && ones.is_ascii_digit() =>
+        {
+            Some((tens - b'0') * 10 + (ones - b'0'))
+        }
+        _ => None,
     }
 }
 
@@ -284,6 +299,23 @@ mod tests {
         ] {
             assert_eq!(hex(bytes), text);
         }
+    }
+
+    #[test]
+    fn format_version_table() {
+        for (head, version) in [
+            (b"GSHRVM04", Some(4)),
+            (b"GSHRVM03", Some(3)),
+            (b"GSHRVM10", Some(10)),
+            (b"GSHRVM99", Some(99)),
+            (b"GSHRVMx4", None),
+            (b"GSHRVM0 ", None),
+            (b"REGO\x06\0\0\0", None),
+            (b"gshrvm04", None),
+        ] {
+            assert_eq!(format_version(head), version, "{head:?}");
+        }
+        assert_eq!(format_version(MAGIC), Some(4), "bump this test with MAGIC");
     }
 
     #[test]
