@@ -2,8 +2,8 @@
 # Installs guarded-sh (as root, idempotent): the binary, the sh/bash/dash shims, the
 # interactive session hook, a default configuration (only if absent), the baseline policy, a
 # warmed policy cache, an /etc/shells entry and, where systemd is installed, a boot unit that
-# reads the binary into the page cache before sshd starts. `--user NAME` then makes guarded-sh NAME's
-# login shell, but only after a self-test of the installed binary passes as that user;
+# reads the binary into the page cache before sshd starts. `--user NAME` then makes guarded-sh
+# NAME's login shell, but only after a self-test of the installed binary passes as that user;
 # `--uninstall` reverses everything, restoring the login shells it changed.
 #
 #   ./install.sh [--binary PATH] [--user NAME]...     install (builds a static binary if no PATH)
@@ -33,7 +33,8 @@ die() {
 }
 
 usage() {
-	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+	# The header comment, however long it grows.
+	awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0" >&2
 	exit 2
 }
 

@@ -110,6 +110,9 @@ chmod 0644 "$T/config.toml"
 check "install.sh --user: self-test passed and login shell set" \
 	test "$(getent passwd "$TUSER" | cut -d: -f7)" = "$BIN"
 check "install.sh is idempotent" "$REPO/install.sh" --binary "$binary"
+check "install.sh --help shows every mode" bash -c \
+	'out=$("$0" --help 2>&1); for m in "--binary PATH" --uninstall --self-test; do grep -qF -- "$m" <<<"$out" || exit 1; done' \
+	"$REPO/install.sh"
 
 # --- the boot unit: what a reboot leaves, and what the unit makes of it ----------------------
 UNIT=/etc/systemd/system/guarded-sh-page-cache.service
