@@ -31,10 +31,13 @@ for k in 1 2; do
 	dd if="$work/unit-$k" iflag=nocache count=0 status=none
 	GUARDED_SH_CONFIG=$work/config.toml "$work/unit-$k" -c true
 	# The unit's commands, with this copy's path for the installed one.
+	ran=0
 	while read -ra words; do
 		"${words[@]}" >/dev/null
+		ran=$((ran + 1))
 	done < <(sed -n "s|^ExecStart=||; T; s|/usr/local/bin/guarded-sh|$work/unit-$k|gp" \
 		"$REPO/share/guarded-sh-page-cache.service")
+	((ran > 0)) || { echo "benches/page_cache_states.sh: no ExecStart of the unit names the binary" >&2; exit 2; }
 done
 
 bench=$(cd "$REPO" && cargo bench --bench process --no-run --message-format=json 2>/dev/null |

@@ -7,9 +7,9 @@
 //! its parse-error report and recovery must stay what they are); the first word is not one of
 //! bash's reserved words or declaration builtins. Nothing else in bash gives such a line a meaning
 //! beyond its words: no quoting, expansion, assignment, redirection, operator, comment, glob or
-//! brace, and no newline. Anything else goes to tree-sitter. `tests/parse_plain.rs` checks both halves: the table of
-//! lines that must and must not take this path, and, over generated lines, that the IR is the
-//! one the grammar path produces.
+//! brace, and no newline. Anything else goes to tree-sitter. `tests/parse_plain.rs` checks both
+//! halves: the table of lines that must and must not take this path, and, over generated lines,
+//! that the IR is the one the grammar path produces.
 
 /// Bytes a plain word may contain.
 fn is_plain_byte(b: u8) -> bool {

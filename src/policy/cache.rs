@@ -164,9 +164,8 @@ pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBu
 /// every key, so they are never read again) or with no guarded-sh header at all, and temp files
 /// abandoned over an hour ago. Files of this format stay, whatever policy directory they were
 /// compiled for, and so do a newer guarded-sh's; so does anything that is not a regular file or
-/// not named like a cache file. Runs only after a write (a policy change
-/// or an upgrade), never on the path of a cache hit; every error is ignored (housekeeping never
-/// decides anything).
+/// not named like a cache file. Runs only after a write (a policy change or an upgrade), never on
+/// the path of a cache hit; every error is ignored (housekeeping never decides anything).
 pub fn prune(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -201,23 +200,22 @@ pub fn prune(dir: &Path) -> usize {
     removed
 }
 
-/// `<64 lower-case hex>.rvm`, as [`cache_file`] names them.
+/// `<key>.rvm`, as [`cache_file`] names them.
 fn is_cache_name(name: &str) -> bool {
-    name.strip_suffix(".rvm").is_some_and(|key| {
-        key.len() == 64
-            && key
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    })
+    name.strip_suffix(".rvm").is_some_and(is_key)
 }
 
 /// `.<key>.<pid>.<n>.tmp`, as [`write`] names its temp files.
 fn is_temp_name(name: &str) -> bool {
-    name.starts_with('.')
-        && name.ends_with(".tmp")
-        && name
-            .get(1..65)
-            .is_some_and(|key| is_cache_name(&format!("{key}.rvm")))
+    name.starts_with('.') && name.ends_with(".tmp") && name.get(1..65).is_some_and(is_key)
+}
+
+/// 64 lower-case hex digits, as [`cache_key`] writes them.
+fn is_key(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Whether the file is of a format this binary's or newer: it begins with this format's magic,
