@@ -136,9 +136,9 @@ fn passwd_lookup(text: &str, uid: u32) -> Option<(String, Option<PathBuf>)> {
     })
 }
 
-/// Stops `std::backtrace::Backtrace::capture` (which `anyhow`, and so regorus' parser, calls on
-/// ordinary paths) from capturing in this process, without changing the environment the real
-/// shell inherits. std reads `RUST_LIB_BACKTRACE`, then `RUST_BACKTRACE`, once, at the first
+/// Stops `std::backtrace::Backtrace::capture` (which `anyhow` calls for every error when built
+/// with its `std` feature; regorus's is not today) from capturing in this process, without
+/// changing the environment the real shell inherits. std reads `RUST_LIB_BACKTRACE`, then `RUST_BACKTRACE`, once, at the first
 /// capture, and keeps the answer for the life of the process. When they would enable capture,
 /// this sets `RUST_LIB_BACKTRACE=0` for that first capture and then restores the variable exactly
 /// (same value, same place in the environment). Call it first in `main`, while the process has

@@ -19,7 +19,7 @@ fn main() {
         ));
         std::process::exit(EXIT_DENIED);
     }));
-    // Only this process stops capturing backtraces (regorus' parser does so on ordinary paths
+    // Only this process stops capturing backtraces (anyhow with `std` does so for every error,
     // when they are enabled); the environment is left as it was given, for the real shell.
     context::disable_backtrace_capture();
     let ctx = Context::capture();

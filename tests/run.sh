@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(openssh-server openssh-client rsync git ansible-core expect tmux shellcheck python3-venv procps time)
+packages=(openssh-server openssh-client rsync git ansible-core expect tmux shellcheck python3-venv procps time valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
