@@ -33,7 +33,9 @@ fi
 lshell="$work/venv/bin/lshell"
 if [ ! -x "$lshell" ]; then
   log "pip install limited-shell (venv $work/venv)"
-  python3 -m venv "$work/venv" >&2 && "$work/venv/bin/pip" install -q limited-shell >&2 || true
+  if python3 -m venv "$work/venv" >&2; then
+    "$work/venv/bin/pip" install -q limited-shell >&2 || true
+  fi
 fi
 if [ ! -d "$work/node/node_modules/mvdan-sh" ]; then
   log "npm install mvdan-sh (prefix $work/node)"

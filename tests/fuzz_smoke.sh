@@ -4,7 +4,7 @@
 # crashing input is left in fuzz/artifacts/<target>/). Skips cleanly, saying why, when the
 # nightly toolchain or cargo-fuzz is not available. Long runs: see docs/hardening.md.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 seconds="${FUZZ_SECONDS:-20}"
 skip() { echo "fuzz smoke: SKIP: $*"; exit 0; }

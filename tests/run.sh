@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (`.ci/run` calls exactly this). Run as root on Debian 12:
-# installs the system packages the tests need, then checks formatting and lints, runs the unit,
-# table and integration tests, the policy unit tests, the OPA differential oracle, installs the
-# static release build and drives it through a real sshd end to end.
+# installs the system packages the tests need, then checks formatting, lints and the scripts
+# (shellcheck), runs the unit, table and integration tests, the policy unit tests, the OPA
+# differential oracle, installs the static release build and drives it through a real sshd end
+# to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,11 @@ echo "== cargo fmt --check"
 cargo fmt --check
 echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
+echo "== shellcheck (every script in the repo but the review fixtures, which are input)"
+git ls-files -z | while IFS= read -r -d '' f; do
+  [[ $f == tests/review/* || -L $f ]] && continue
+  if head -n 1 "$f" | grep -qE '^#!.*[/ ](ba|da)?sh( |$)'; then printf '%s\0' "$f"; fi
+done | xargs -0 shellcheck
 echo "== cargo test"
 cargo test --all-targets
 echo "== policy unit tests (policies/, policies/examples/)"
