@@ -57,8 +57,9 @@ fn many_policies(s: &Setup) -> PathBuf {
 }
 
 /// Instructions callgrind counts for `--check ls --policy-dir DIR`, with `RUST_BACKTRACE` set to
-/// `backtrace` or unset.
-fn instructions(s: &Setup, dir: &Path, backtrace: Option<&str>) -> u64 {
+/// `backtrace` or unset, and whether the check allowed (so that a gate failing early, on anything,
+/// cannot make the counts agree).
+fn instructions(s: &Setup, dir: &Path, backtrace: Option<&str>) -> (u64, bool) {
     let log = s.path("callgrind.log");
     let mut c = Command::new("valgrind");
     c.arg("--tool=callgrind")
@@ -80,12 +81,13 @@ fn instructions(s: &Setup, dir: &Path, backtrace: Option<&str>) -> u64 {
         .lines()
         .find_map(|l| l.split_once("Collected : ").map(|(_, n)| n.trim()))
         .and_then(|n| n.parse().ok());
-    count.unwrap_or_else(|| {
+    let count = count.unwrap_or_else(|| {
         panic!(
             "no count from callgrind: {text}{}",
             String::from_utf8_lossy(&out.stderr)
         )
-    })
+    });
+    (count, out.status.success())
 }
 
 #[test]
@@ -97,9 +99,19 @@ fn the_gate_runs_the_same_instructions_with_rust_backtrace() {
     );
     // Measured: with the call in `main`, 1.0001 (41 modules) and 1.003 (broken); without it,
     // 1.17 and 1.29. The slack covers the environment's size and the call itself.
-    for dir in [many_policies(&s), broken.parent().unwrap().to_path_buf()] {
-        let off = instructions(&s, &dir, None);
-        let on = instructions(&s, &dir, Some("1"));
+    // (policy directory, whether `--check` allows: the 41 modules do, the broken one denies)
+    for (dir, allows) in [
+        (many_policies(&s), true),
+        (broken.parent().unwrap().to_path_buf(), false),
+    ] {
+        let (off, off_allowed) = instructions(&s, &dir, None);
+        let (on, on_allowed) = instructions(&s, &dir, Some("1"));
+        assert_eq!(
+            (off_allowed, on_allowed),
+            (allows, allows),
+            "{}: unexpected verdict",
+            dir.display()
+        );
         let ratio = on as f64 / off as f64;
         eprintln!(
             "{}: {off} unset, {on} with RUST_BACKTRACE=1 ({ratio:.4})",
