@@ -138,11 +138,11 @@ fn passwd_lookup(text: &str, uid: u32) -> Option<(String, Option<PathBuf>)> {
 
 /// Stops `std::backtrace::Backtrace::capture` (which `anyhow` calls for every error when built
 /// with its `std` feature; regorus's is not today) from capturing in this process, without
-/// changing the environment the real shell inherits. std reads `RUST_LIB_BACKTRACE`, then `RUST_BACKTRACE`, once, at the first
-/// capture, and keeps the answer for the life of the process. When they would enable capture,
-/// this sets `RUST_LIB_BACKTRACE=0` for that first capture and then restores the variable exactly
-/// (same value, same place in the environment). Call it first in `main`, while the process has
-/// one thread.
+/// changing the environment the real shell inherits. std reads `RUST_LIB_BACKTRACE`, then
+/// `RUST_BACKTRACE`, once, at the first capture, and keeps the answer for the life of the
+/// process. When they would enable capture, this sets `RUST_LIB_BACKTRACE=0` for that first
+/// capture and then restores the variable exactly (same value, same place in the environment).
+/// Call it first in `main`, while the process has one thread.
 #[allow(clippy::disallowed_methods)] // the one sanctioned change, undone before returning
 pub fn disable_backtrace_capture() {
     let lib = std::env::var_os("RUST_LIB_BACKTRACE");

@@ -176,8 +176,9 @@ pub fn prune(dir: &Path) -> usize {
         let Some(name) = name.to_str() else {
             continue;
         };
-        // `symlink_metadata`: a link is never followed, and never removed.
-        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+        // A directory entry's metadata is the entry's own: a link is never followed, and never
+        // removed.
+        let Ok(meta) = entry.metadata() else {
             continue;
         };
         if !meta.is_file() {
