@@ -2,22 +2,26 @@
 //! flushed before exec to the system log (which users cannot forge) and, when configured, as one
 //! JSON line appended to a file. The record's fields are a tested contract.
 
-use crate::config::AuditConfig;
+use crate::config::{AuditConfig, Config};
+use crate::context::Context;
+use crate::signals::{max_severity, Signal};
+use crate::verdict::{Surface, Verdict};
 use serde::Serialize;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixDatagram;
+use std::time::Instant;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// One decision, as logged.
-#[derive(Clone, Debug, Serialize, Default)]
+/// One decision, as logged. Built only by [`Record::new`].
+#[derive(Clone, Debug, Serialize)]
 pub struct Record {
     pub time: String,
     pub decision_id: String,
     pub user: String,
     pub uid: u32,
-    /// `command`, `script`, `stdin`, `interactive`, `hook`, `usage`.
-    pub mode: String,
+    /// Where the command arrived (`command`, `script`, `stdin`, `interactive`, `hook`, …).
+    pub mode: Surface,
     pub tty: bool,
     pub ssh_client: String,
     pub host: String,
@@ -25,31 +29,72 @@ pub struct Record {
     /// The raw command, bounded; `truncated` says whether it was cut.
     pub command: String,
     pub truncated: bool,
-    pub signals: Vec<String>,
-    pub max_severity: String,
-    /// `allow`, `deny`, `require_approval`, `escape`, `error`.
-    pub verdict: String,
-    pub reason: String,
-    pub stage: String,
+    pub signals: Vec<&'static str>,
+    pub max_severity: &'static str,
+    /// `verdict`, `stage`, `reason_id`, `reason`.
+    #[serde(flatten)]
+    pub verdict: Verdict,
     pub policy_digest: String,
     pub duration_us: u64,
 }
 
 impl Record {
-    /// Bounds the command to `max` bytes on a character boundary.
-    pub fn set_command(&mut self, command: &str, max: usize) {
-        self.truncated = false;
-        if command.len() <= max {
-            self.command = command.to_string();
-            return;
+    /// The record of `verdict` for `command` on `surface`, started at `started`: the command
+    /// bounded to the configured size, a fresh decision id, the context's facts.
+    pub fn new(
+        ctx: &Context,
+        config: &Config,
+        surface: Surface,
+        command: &str,
+        verdict: Verdict,
+        started: Instant,
+    ) -> Self {
+        let (command, truncated) = bounded(command, config.audit.max_command_bytes);
+        Record {
+            time: now_rfc3339(),
+            decision_id: decision_id(),
+            user: ctx.user.clone(),
+            uid: ctx.uid,
+            mode: surface,
+            tty: ctx.stdin_tty,
+            ssh_client: ctx.ssh_client.clone(),
+            host: ctx.host.clone(),
+            target_env: config.target.env.clone(),
+            command: command.to_string(),
+            truncated,
+            signals: Vec::new(),
+            max_severity: "",
+            verdict,
+            policy_digest: String::new(),
+            duration_us: started.elapsed().as_micros() as u64,
         }
-        let mut end = max;
-        while !command.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.command = command[..end].to_string();
-        self.truncated = true;
     }
+
+    /// The evidence of a decision: its signals, the policy digest and the target's env.
+    pub fn with_evidence(
+        mut self,
+        signals: &[Signal],
+        policy_digest: &str,
+        target_env: &str,
+    ) -> Self {
+        self.signals = signals.iter().map(Signal::id).collect();
+        self.max_severity = max_severity(signals).map_or("", |s| s.as_str());
+        self.policy_digest = policy_digest.to_string();
+        self.target_env = target_env.to_string();
+        self
+    }
+}
+
+/// `command` cut to `max` bytes on a character boundary, and whether it was cut.
+fn bounded(command: &str, max: usize) -> (&str, bool) {
+    if command.len() <= max {
+        return (command, false);
+    }
+    let mut end = max;
+    while !command.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&command[..end], true)
 }
 
 /// A fresh decision id: time and pid, short enough to quote in a message.
@@ -144,7 +189,11 @@ pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
 
 fn send_syslog(socket: &std::path::Path, record: &Record, json: &str) -> std::io::Result<()> {
     // authpriv (10); notice (5) for denials and errors, info (6) otherwise.
-    let severity = if record.verdict == "allow" { 6 } else { 5 };
+    let severity = if record.verdict.audit_word() == "allow" {
+        6
+    } else {
+        5
+    };
     let message = format!(
         "<{}>guarded-sh[{}]: {json}",
         10 * 8 + severity,
@@ -189,10 +238,7 @@ mod tests {
 
     #[test]
     fn command_is_bounded_on_a_char_boundary() {
-        let mut r = Record::default();
-        r.set_command("héllo", 2);
-        assert_eq!((r.command.as_str(), r.truncated), ("h", true));
-        r.set_command("abc", 10);
-        assert_eq!((r.command.as_str(), r.truncated), ("abc", false));
+        assert_eq!(bounded("héllo", 2), ("h", true));
+        assert_eq!(bounded("abc", 10), ("abc", false));
     }
 }

@@ -20,10 +20,40 @@ pub struct Config {
     pub audit: AuditConfig,
     pub target: TargetConfig,
     pub interactive: InteractiveConfig,
-    /// `[approval]`: held commands (owned by `approval`).
-    pub approval: crate::approval::ApprovalConfig,
+    /// `[approval]`: held commands (used by `approval`).
+    pub approval: ApprovalConfig,
     /// `[advisory]`: the review surface's advisory model (owned by `advisory`).
     pub advisory: crate::advisory::AdvisoryConfig,
+}
+
+/// `[approval]` in the configuration.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ApprovalConfig {
+    /// The Unix group whose members may approve others' requests. Unset: no second-person
+    /// approvals (held commands are denied unless confirmed on a terminal).
+    pub group: Option<String>,
+    /// How long a request can be approved, and an approval used, in seconds.
+    pub ttl_seconds: u64,
+    /// Holds `requests/` and `approved/` (see the module documentation for their modes).
+    pub dir: PathBuf,
+    /// A confirmation typed on the requester's own terminal (the host name) approves. Set to
+    /// false when only a second person may approve.
+    pub tty_confirm: bool,
+    /// How long the terminal confirmation waits for an answer, in seconds.
+    pub prompt_timeout_seconds: u64,
+}
+
+impl Default for ApprovalConfig {
+    fn default() -> Self {
+        ApprovalConfig {
+            group: None,
+            ttl_seconds: 900,
+            dir: "/var/lib/guarded-sh/approvals".into(),
+            tty_confirm: true,
+            prompt_timeout_seconds: 60,
+        }
+    }
 }
 
 /// Absolute paths of the real shells, by the name guarded-sh was called as.

@@ -6,7 +6,6 @@
 //! it), except [`disable_backtrace_capture`], which restores what it touches: so the real shell
 //! can inherit the process's environment as it is when nothing needs scrubbing.
 
-use crate::exec::ShellEnv;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -92,15 +91,9 @@ impl Context {
             .map(PathBuf::from)
     }
 
-    /// The environment for the real shell's exec: this process's own, untouched, when it is the
-    /// captured one and holds no name to scrub (the common case: nothing is copied); otherwise
-    /// [`Context::shell_env`].
-    pub fn exec_env(&self) -> ShellEnv {
-        if self.env_is_process && !self.env.iter().any(|(k, _)| scrubbed(&k.to_string_lossy())) {
-            ShellEnv::Inherit
-        } else {
-            ShellEnv::Exact(self.shell_env())
-        }
+    /// Whether any variable of the initial environment is one the real shell must not get.
+    pub fn needs_scrubbing(&self) -> bool {
+        self.env.iter().any(|(k, _)| scrubbed(&k.to_string_lossy()))
     }
 
     /// The environment handed to the real shell: the initial one without the names that let

@@ -2,6 +2,7 @@
 //! and the signal mask before `execve`, so exit codes, signals, the terminal and job control are
 //! exactly the real shell's. It returns only on failure.
 
+use crate::context::Context;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -19,14 +20,22 @@ pub struct ShellExec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShellEnv {
     /// This process's environment as it is: the one [`Context::capture`] read, with nothing in it
-    /// to scrub ([`Context::exec_env`] decides). The kernel gets the process's own `environ`, so
-    /// nothing is copied.
-    ///
-    /// [`Context::capture`]: crate::context::Context::capture
-    /// [`Context::exec_env`]: crate::context::Context::exec_env
+    /// to scrub ([`env_for`] decides). The kernel gets the process's own `environ`, so nothing
+    /// is copied.
     Inherit,
     /// Exactly these variables, in this order.
     Exact(Vec<(OsString, OsString)>),
+}
+
+/// The environment for the real shell's exec: this process's own, untouched, when it is the
+/// captured one and holds no name to scrub (the common case: nothing is copied); otherwise
+/// [`Context::shell_env`].
+pub fn env_for(ctx: &Context) -> ShellEnv {
+    if ctx.env_is_process && !ctx.needs_scrubbing() {
+        ShellEnv::Inherit
+    } else {
+        ShellEnv::Exact(ctx.shell_env())
+    }
 }
 
 /// Execs; on success never returns. The error says why the shell could not be started.

@@ -7,7 +7,7 @@
 //!   and the other wrappers of DESIGN §3, nested) never lowers its maximum severity;
 //! - a critical signal is never allowed without the trusted escape, whatever the policy says.
 
-use guarded_sh::decision::{builtin, decide, Mode, Stage, Verdict};
+use guarded_sh::decision::{builtin, decide, Effect, Mode, PolicyFailure, Stage, Verdict};
 use guarded_sh::parse::{analyse, Limits};
 use guarded_sh::policy::decision::PolicyDecision;
 use guarded_sh::signals::{self, detect, first_critical, max_severity, Severity, Signal};
@@ -297,21 +297,21 @@ proptest! {
         let catalogue: Vec<_> = signals::catalogue().collect();
         let found: Vec<Signal> = picks.iter().map(|i| i.get(&catalogue).bare(Vec::new())).collect();
         let mode = if interactive { Mode::Interactive } else { Mode::Command };
-        let error = "policy error [policy.eval_error]: x".to_string();
+        let error = PolicyFailure { reason_id: "policy.eval_error", message: "policy error [policy.eval_error]: x".into() };
         let policy = match &answer {
             PolicyAnswer::None => None,
-            PolicyAnswer::Error => Some(Err(error)),
+            PolicyAnswer::Error => Some(Err(&error)),
             PolicyAnswer::Decision(d) => Some(Ok(d)),
         };
         let verdict = decide(escape, &found, mode, policy);
         if escape {
-            prop_assert_eq!(verdict, Verdict::Allow { escape: true });
+            prop_assert_eq!(verdict, Verdict::escape());
         } else if first_critical(&found).is_some() {
-            prop_assert!(matches!(verdict, Verdict::Deny { stage: Stage::BuiltIn, .. }), "{:?}", verdict);
+            prop_assert!(verdict.effect == Effect::Deny && verdict.stage == Stage::BuiltIn, "{:?}", verdict);
         } else if let Some(floor) = builtin(&found, mode) {
             prop_assert_eq!(verdict, floor);
         } else if matches!(answer, PolicyAnswer::Error) {
-            prop_assert!(matches!(verdict, Verdict::Deny { stage: Stage::Error, .. }), "{:?}", verdict);
+            prop_assert!(verdict.effect == Effect::Deny && verdict.stage == Stage::Error, "{:?}", verdict);
         }
     }
 }

@@ -325,7 +325,15 @@ fn host_vars_file_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;
     }
-    let s = setup("[target]\nhost_vars_file = \"{dir}/hostvars.json\"\n");
+    // A policy of the test's own (an installed /etc/guarded-sh/policies must not be needed):
+    // the host vars only matter where a policy decides.
+    let s = setup(
+        "[policy]\ndir = \"{dir}/policies\"\n[target]\nhost_vars_file = \"{dir}/hostvars.json\"\n",
+    );
+    s.write(
+        "policies/allow.rego",
+        "package honey\n\ndefault allow := true\n",
+    );
     s.write("hostvars.json", "{\"tier\": \"dev\"}");
     give_to_nobody(&s.path("hostvars.json"));
     let r = as_nobody(&s, &["-c", "echo ran"], &[]);

@@ -2,10 +2,10 @@
 //! `command_exec` shape plus guarded-sh's additions, for a fixed command and context.
 //! After an intended change: `GUARDED_SH_UPDATE_SNAPSHOTS=1 cargo test --test policy_input`.
 
-use guarded_sh::app::{evaluate, Review};
 use guarded_sh::config::Config;
 use guarded_sh::context::Context;
-use guarded_sh::decision::Mode;
+use guarded_sh::gate::{decide, Overrides, Request};
+use guarded_sh::verdict::Surface;
 
 fn context() -> Context {
     Context {
@@ -28,10 +28,7 @@ fn input_shape_is_pinned() {
         .target
         .host_vars
         .insert("tier".into(), serde_json::json!("prod"));
-    let review = Review {
-        policy_dir: None,
-        ..Review::default()
-    };
+    let overrides = Overrides::enforcing();
     let cases = [
         ("kubectl", "kubectl delete pod x -n prod"),
         ("pipeline", "curl -fsSL https://x.sh | sudo bash"),
@@ -39,15 +36,13 @@ fn input_shape_is_pinned() {
     ];
     let mut all = serde_json::Map::new();
     for (name, command) in cases {
-        let gated = evaluate(
-            &context(),
-            &config,
-            command,
-            Mode::Command,
-            "command",
-            false,
-            &review,
-        );
+        let request = Request {
+            text: command,
+            surface: Surface::Command,
+            escape: false,
+            overrides: &overrides,
+        };
+        let gated = decide(&context(), &config, &request);
         all.insert(name.into(), gated.input);
     }
     let actual = serde_json::to_string_pretty(&serde_json::Value::Object(all)).unwrap() + "\n";

@@ -9,6 +9,7 @@ use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
 use crate::trust;
+use crate::verdict::{Effect, Stage, Surface, Verdict};
 
 pub const EXIT_APPROVED: i32 = 0;
 pub const EXIT_REFUSED: i32 = 1;
@@ -72,7 +73,12 @@ fn run_approve(ctx: &Context, config: &Config, id: &str) -> Result<Grant, Approv
     if !trust::groups().contains(&approvers.gid) {
         let e = ApprovalError::NotApprover(approvers.name);
         let why = format!("--approve {id}: {e} [{}]", e.reason_id());
-        let _ = audit_approval(ctx, config, ("", ""), "deny", &why);
+        let _ = audit_approval(
+            ctx,
+            config,
+            ("", ""),
+            Verdict::deny(Stage::Approval, e.reason_id(), why),
+        );
         return Err(e);
     }
     let layout = Layout::new(&config.approval.dir);
@@ -83,8 +89,7 @@ fn run_approve(ctx: &Context, config: &Config, id: &str) -> Result<Grant, Approv
             ctx,
             config,
             (&request.decision_id, &request.command),
-            "deny",
-            &format!("{e} [{}]", e.reason_id()),
+            refused(&e),
         );
         e
     };
@@ -161,8 +166,7 @@ fn run_approve(ctx: &Context, config: &Config, id: &str) -> Result<Grant, Approv
         ctx,
         config,
         (&request.decision_id, &request.command),
-        "approved",
-        &reason,
+        Verdict::new(Effect::Allow, Stage::Approval, "approval.granted", reason),
     ) && config.audit.required
     {
         return Err(ApprovalError::io(
@@ -226,36 +230,30 @@ fn approvers(config: &Config) -> Result<Approvers, ApprovalError> {
 }
 
 /// One `mode: approve` record; `held` is the held command's decision id and text.
-fn audit_approval(
-    ctx: &Context,
-    config: &Config,
-    held: (&str, &str),
-    verdict: &str,
-    reason: &str,
-) -> bool {
-    let mut r = Record {
-        time: audit::now_rfc3339(),
-        decision_id: if held.0.is_empty() {
-            audit::decision_id()
-        } else {
-            held.0.to_string()
-        },
-        user: ctx.user.clone(),
-        uid: ctx.uid,
-        mode: "approve".into(),
-        tty: ctx.stdin_tty,
-        ssh_client: ctx.ssh_client.clone(),
-        host: ctx.host.clone(),
-        target_env: config.target.env.clone(),
-        verdict: verdict.into(),
-        reason: reason.into(),
-        stage: "approval".into(),
-        ..Record::default()
-    };
-    r.set_command(held.1, config.audit.max_command_bytes);
+fn audit_approval(ctx: &Context, config: &Config, held: (&str, &str), verdict: Verdict) -> bool {
+    let mut r = Record::new(
+        ctx,
+        config,
+        Surface::Approve,
+        held.1,
+        verdict,
+        std::time::Instant::now(),
+    );
+    if !held.0.is_empty() {
+        r.decision_id = held.0.to_string();
+    }
     let delivery = audit::record(&config.audit, &r);
     for e in &delivery.errors {
         eprintln!("guarded-sh: audit: {e}");
     }
     delivery.recorded()
+}
+
+/// The record's verdict for a refused approval.
+fn refused(e: &ApprovalError) -> Verdict {
+    Verdict::deny(
+        Stage::Approval,
+        e.reason_id(),
+        format!("{e} [{}]", e.reason_id()),
+    )
 }

@@ -17,41 +17,10 @@ pub mod store;
 pub use approve::{approve, list};
 pub use error::ApprovalError;
 
+pub use crate::config::ApprovalConfig;
 use crate::context::Context;
-use serde::Deserialize;
-use std::path::PathBuf;
 use std::time::Duration;
 use store::{Check, Layout, Request};
-
-/// `[approval]` in the configuration.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(default, deny_unknown_fields)]
-pub struct ApprovalConfig {
-    /// The Unix group whose members may approve others' requests. Unset: no second-person
-    /// approvals (held commands are denied unless confirmed on a terminal).
-    pub group: Option<String>,
-    /// How long a request can be approved, and an approval used, in seconds.
-    pub ttl_seconds: u64,
-    /// Holds `requests/` and `approved/` (see the module documentation for their modes).
-    pub dir: PathBuf,
-    /// A confirmation typed on the requester's own terminal (the host name) approves. Set to
-    /// false when only a second person may approve.
-    pub tty_confirm: bool,
-    /// How long the terminal confirmation waits for an answer, in seconds.
-    pub prompt_timeout_seconds: u64,
-}
-
-impl Default for ApprovalConfig {
-    fn default() -> Self {
-        ApprovalConfig {
-            group: None,
-            ttl_seconds: 900,
-            dir: "/var/lib/guarded-sh/approvals".into(),
-            tty_confirm: true,
-            prompt_timeout_seconds: 60,
-        }
-    }
-}
 
 /// A command the policy held, as the shell surface saw it.
 pub struct Held<'a> {

@@ -1,12 +1,12 @@
 //! One interactive decision: the session rules that need no analysis (`exit` and `logout` always
 //! run), completion of the loop and `case` headers bash reports as a command of their own, then
-//! the one gate (`app::evaluate` in `Mode::Interactive`) and its audit record.
+//! the one gate (`gate::decide` on the session's surface) and its audit record.
 
-use crate::app::{self, Gated, Review};
 use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
-use crate::decision::{Mode, Verdict};
+use crate::gate::{self, Assessment, Overrides, Request};
+use crate::verdict::{Effect, Stage, Surface, Verdict};
 use std::time::Instant;
 
 /// The outcome the hook acts on.
@@ -20,73 +20,51 @@ pub struct Decided {
 pub const HOOK_REFUSED: &str =
     "session guard: the session's own hook, variables and channel are off limits";
 
-/// Decides `text` (one `$BASH_COMMAND`) and records the decision; `audit_mode` names the caller
-/// (`interactive` for the server, `hook` for a fresh process). `hook_refused`: the hook has
-/// refused it already; it is analysed for the record and denied whatever the gate says.
+/// Decides `text` (one `$BASH_COMMAND`) and records the decision; `surface` names the caller
+/// (the check server, or the hook in a fresh process). `hook_refused`: the hook has refused it
+/// already; it is analysed for the record and denied whatever the gate says.
 pub fn decide(
     ctx: &Context,
     config: &Config,
     text: &str,
-    audit_mode: &str,
+    surface: Surface,
     escape: bool,
     hook_refused: bool,
 ) -> Decided {
     let started = Instant::now();
-    let mut record = Record {
-        time: audit::now_rfc3339(),
-        decision_id: audit::decision_id(),
-        user: ctx.user.clone(),
-        uid: ctx.uid,
-        mode: audit_mode.into(),
-        tty: ctx.stdin_tty,
-        ssh_client: ctx.ssh_client.clone(),
-        host: ctx.host.clone(),
-        target_env: config.target.env.clone(),
-        ..Record::default()
-    };
-    record.set_command(text, config.audit.max_command_bytes);
-    let decided = if is_exit(text) && !hook_refused {
-        record.verdict = "allow".into();
-        record.reason = "exit and logout always run".into();
-        Decided {
-            allowed: true,
-            reason: String::new(),
-        }
+    let record = if is_exit(text) && !hook_refused {
+        let always = Verdict::new(
+            Effect::Allow,
+            Stage::Passed,
+            "session.exit",
+            "exit and logout always run".into(),
+        );
+        Record::new(ctx, config, surface, text, always, started)
     } else {
-        let gated = gate(ctx, config, text, escape);
-        crate::app::fill_verdict(&mut record, &gated);
-        if hook_refused && gated.verdict.allowed() {
-            record.verdict = "deny".into();
-            record.reason = HOOK_REFUSED.into();
-            record.stage = "session".into();
+        let assessment = gate(ctx, config, text, surface, escape);
+        let mut verdict = assessment.verdict.clone();
+        if hook_refused && verdict.allowed() {
+            verdict = Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
         }
-        match &gated.verdict {
-            _ if hook_refused => Decided {
-                allowed: false,
-                reason: if gated.verdict.allowed() {
-                    HOOK_REFUSED.into()
-                } else {
-                    gated.verdict.reason().to_string()
-                },
-            },
-            Verdict::Allow { .. } => Decided {
-                allowed: true,
-                reason: String::new(),
-            },
-            Verdict::Deny { reason, .. } => Decided {
-                allowed: false,
-                reason: reason.clone(),
-            },
-            Verdict::Hold { reason } => Decided {
-                allowed: false,
-                reason: format!(
-                    "approval required: {reason} (request {})",
-                    record.decision_id
-                ),
-            },
-        }
+        Record::new(ctx, config, surface, text, verdict, started).with_evidence(
+            &assessment.signals,
+            &assessment.policy_digest,
+            &assessment.target.env,
+        )
     };
-    record.duration_us = started.elapsed().as_micros() as u64;
+    let verdict = &record.verdict;
+    let decided = Decided {
+        allowed: verdict.allowed(),
+        reason: match verdict.effect {
+            Effect::Allow => String::new(),
+            Effect::Deny => verdict.reason.clone(),
+            Effect::Held if hook_refused => verdict.reason.clone(),
+            Effect::Held => format!(
+                "approval required: {} (request {})",
+                verdict.reason, record.decision_id
+            ),
+        },
+    };
     let delivery = audit::record(&config.audit, &record);
     if !delivery.recorded() && config.audit.required {
         return Decided {
@@ -98,27 +76,25 @@ pub fn decide(
 }
 
 /// The gate for one command; a loop or `case` header is gated completed, so it parses.
-fn gate(ctx: &Context, config: &Config, text: &str, escape: bool) -> Gated {
-    let review = Review::enforcing();
+fn gate(ctx: &Context, config: &Config, text: &str, surface: Surface, escape: bool) -> Assessment {
+    let overrides = Overrides::enforcing();
     let run = |t: &str| {
-        app::evaluate(
-            ctx,
-            config,
-            t,
-            Mode::Interactive,
-            "interactive",
+        let request = Request {
+            text: t,
+            surface,
             escape,
-            &review,
-        )
+            overrides: &overrides,
+        };
+        gate::decide(ctx, config, &request)
     };
     if let Some(completed) = complete_header(text) {
-        let gated = run(&completed);
-        if !gated
+        let assessment = run(&completed);
+        if !assessment
             .signals
             .iter()
             .any(|s| s.id() == "UNPARSEABLE_COMMAND")
         {
-            return gated;
+            return assessment;
         }
     }
     run(text)
@@ -200,9 +176,15 @@ mod tests {
     fn completed_header_keeps_its_signals() {
         let config = Config::default();
         let ctx = Context::default();
-        let gated = gate(&ctx, &config, "for i in $(rm -rf /)", false);
+        let gated = gate(
+            &ctx,
+            &config,
+            "for i in $(rm -rf /)",
+            Surface::Interactive,
+            false,
+        );
         assert!(!gated.verdict.allowed());
-        let gated = gate(&ctx, &config, "for i in 1 2", false);
+        let gated = gate(&ctx, &config, "for i in 1 2", Surface::Interactive, false);
         assert!(!gated
             .signals
             .iter()

@@ -8,16 +8,18 @@ mod protocol;
 mod server;
 mod session;
 
-use crate::app::{Outcome, EXIT_DENIED};
 use crate::config::Config;
 use crate::context::Context;
-use crate::invocation::ShellCall;
+use crate::exec::ShellExec;
+use crate::gate;
+use crate::verdict::{Surface, Verdict, EXIT_DENIED};
 
 pub use protocol::{format_reply, parse_request, Reply, Request};
 
-/// A login or interactive session on a terminal: exec bash with the root-owned hook rc file.
-pub fn session(ctx: &Context, config: &Config, call: &ShellCall) -> Outcome {
-    session::start(ctx, config, call)
+/// A login or interactive session on a terminal: bash with the root-owned hook rc file, or a
+/// refusal when the hook or the shell is missing or untrusted.
+pub fn session(ctx: &Context, config: &Config) -> (Verdict, Option<ShellExec>) {
+    session::start(ctx, config)
 }
 
 /// The check server: NUL-terminated requests on stdin, one reply line each on stdout.
@@ -29,8 +31,8 @@ pub fn serve(ctx: &Context, config: &Config) -> i32 {
 pub fn hook_check(ctx: &Context, config: &Config, text: &str) -> i32 {
     let mut ctx = ctx.clone();
     ctx.stdin_tty |= std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let escape = config.escape.allow && ctx.escape_requested();
-    let decided = check::decide(&ctx, config, text, "hook", escape, false);
+    let escape = gate::escape_requested(&ctx, config);
+    let decided = check::decide(&ctx, config, text, Surface::Hook, escape, false);
     if decided.allowed {
         return 0;
     }

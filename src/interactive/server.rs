@@ -7,6 +7,7 @@ use super::check;
 use super::protocol::{format_reply, parse_request, Reply};
 use crate::config::Config;
 use crate::context::Context;
+use crate::verdict::Surface;
 use std::io::{BufRead, IsTerminal, Write};
 
 /// Serves until stdin closes (the session ended): 0, or 1 when a pipe fails.
@@ -17,7 +18,7 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
     // The coprocess's stdin and stdout are pipes; its stderr is the session's terminal.
     ctx.stdin_tty = std::io::stderr().is_terminal();
     // The environment was handed to the hook by guarded-sh before any user code ran: trusted.
-    let escape = config.escape.allow && ctx.escape_requested();
+    let escape = crate::gate::escape_requested(&ctx, config);
     let parent_cwd = format!("/proc/{}/cwd", nix::unistd::getppid());
     let mut input = std::io::stdin().lock();
     let mut output = std::io::stdout().lock();
@@ -42,7 +43,7 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                     &ctx,
                     config,
                     &req.text,
-                    "interactive",
+                    Surface::Interactive,
                     escape,
                     req.hook_refused,
                 );

@@ -3,92 +3,68 @@
 //! emulates the login files) with the scrubbed environment and the path of this binary.
 //! Fails closed: without a trusted hook file there is no shell.
 
-use crate::app::{Outcome, EXIT_DENIED};
-use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
 use crate::exec::{base_name, ShellEnv, ShellExec};
-use crate::invocation::ShellCall;
 use crate::trust;
+use crate::verdict::{Effect, Stage, Verdict};
 use std::ffi::OsString;
 
 /// The variable that tells the hook where guarded-sh is.
 pub const BIN_VAR: &str = "GUARDED_SH_BIN";
 
-pub fn start(ctx: &Context, config: &Config, call: &ShellCall) -> Outcome {
+/// The session's verdict, and the exec of bash with the hook when it is allowed.
+pub fn start(ctx: &Context, config: &Config) -> (Verdict, Option<ShellExec>) {
     let hook = &config.interactive.hook;
-    let refused = if !hook.is_file() {
-        Some(format!("the session hook {} is missing", hook.display()))
-    } else if let Err(e) = trust::check(hook, ctx.uid, &trust::groups()) {
-        Some(format!("session hook: {e}"))
-    } else if !config.interactive.shell.is_file() {
-        Some(format!(
-            "the session shell {} is missing",
-            config.interactive.shell.display()
-        ))
-    } else {
-        None
-    };
-    let exe = std::env::current_exe();
-    let (refused, exe) = match (refused, exe) {
-        (Some(r), _) => (Some(r), None),
-        (None, Err(e)) => (Some(format!("cannot locate guarded-sh itself: {e}")), None),
-        (None, Ok(p)) => (None, Some(p)),
-    };
-    let mut record = Record {
-        time: audit::now_rfc3339(),
-        decision_id: audit::decision_id(),
-        user: ctx.user.clone(),
-        uid: ctx.uid,
-        mode: "interactive".into(),
-        tty: ctx.stdin_tty,
-        ssh_client: ctx.ssh_client.clone(),
-        host: ctx.host.clone(),
-        target_env: config.target.env.clone(),
-        command: String::new(),
-        verdict: if refused.is_some() { "deny" } else { "allow" }.into(),
-        reason: refused
-            .clone()
-            .unwrap_or_else(|| "interactive session started".into()),
-        stage: if refused.is_some() { "error" } else { "" }.into(),
-        ..Record::default()
-    };
-    record.command = if call.login {
-        "(login session)"
-    } else {
-        "(interactive session)"
+    let refused =
+        |reason_id, reason: String| (Verdict::deny(Stage::Error, reason_id, reason), None);
+    if !hook.is_file() {
+        return refused(
+            "session.hook_missing",
+            format!("the session hook {} is missing", hook.display()),
+        );
     }
-    .into();
-    let delivery = audit::record(&config.audit, &record);
-    if let Some(reason) = refused {
-        eprintln!("guarded-sh: denied: {reason} (no ungated shell is started)");
-        return Outcome::Exit(EXIT_DENIED);
+    if let Err(e) = trust::check(hook, ctx.uid, &trust::groups()) {
+        return refused(e.reason_id(), format!("session hook: {e}"));
     }
-    if !delivery.recorded() && config.audit.required {
-        eprintln!("guarded-sh: denied: the session could not be audited");
-        return Outcome::Exit(EXIT_DENIED);
+    let shell = config.interactive.shell.clone();
+    if !shell.is_file() {
+        return refused(
+            "session.shell_missing",
+            format!("the session shell {} is missing", shell.display()),
+        );
     }
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            return refused(
+                "session.self_unknown",
+                format!("cannot locate guarded-sh itself: {e}"),
+            )
+        }
+    };
     let mut env: Vec<(OsString, OsString)> = ctx
         .shell_env()
         .into_iter()
         .filter(|(k, _)| k != BIN_VAR)
         .collect();
-    if let Some(exe) = exe {
-        env.push((BIN_VAR.into(), exe.into_os_string()));
-    }
-    let shell = config.interactive.shell.clone();
-    Outcome::Exec(
-        ShellExec {
-            argv0: base_name(&shell),
-            args: vec![
-                "--noprofile".into(),
-                "--rcfile".into(),
-                hook.clone().into_os_string(),
-                "-i".into(),
-            ],
-            program: shell,
-            env: ShellEnv::Exact(env),
-        },
-        None,
-    )
+    env.push((BIN_VAR.into(), exe.into_os_string()));
+    let exec = ShellExec {
+        argv0: base_name(&shell),
+        args: vec![
+            "--noprofile".into(),
+            "--rcfile".into(),
+            hook.clone().into_os_string(),
+            "-i".into(),
+        ],
+        program: shell,
+        env: ShellEnv::Exact(env),
+    };
+    let started = Verdict::new(
+        Effect::Allow,
+        Stage::Passed,
+        "session.started",
+        "interactive session started".into(),
+    );
+    (started, Some(exec))
 }

@@ -9,4 +9,13 @@ pub mod entry;
 pub mod error;
 pub mod input;
 pub mod rego_value;
+pub mod source;
 pub mod tests_runner;
+
+/// Why a configured policy (or the context it decides on) could not decide: the gate fails
+/// closed on it, with this reason id and message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyFailure {
+    pub reason_id: &'static str,
+    pub message: String,
+}

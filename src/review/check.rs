@@ -4,21 +4,21 @@
 //! approval, 2 usage error.
 
 use super::shellcheck;
-use crate::app::{self, Gated, Review as Overrides};
 use crate::config::Config;
 use crate::context::Context;
-use crate::decision::{Mode, Stage, Verdict};
+use crate::gate::Assessment;
 use crate::invocation::{Review, ReviewAction};
 use crate::policy::input::Detected;
 use crate::policy::tests_runner;
 use crate::signals::{self, catalogue, lookup};
+use crate::verdict::{exit_status, Effect, Stage, Surface};
 use serde_json::json;
 use std::fmt::Write as _;
 
-pub const EXIT_ALLOW: i32 = 0;
-pub const EXIT_DENY: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_HELD: i32 = 3;
+pub use crate::verdict::{
+    EXIT_REVIEW_ALLOW as EXIT_ALLOW, EXIT_REVIEW_DENY as EXIT_DENY, EXIT_REVIEW_HELD as EXIT_HELD,
+    EXIT_USAGE,
+};
 
 pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     match &review.action {
@@ -109,23 +109,7 @@ fn explain(id: &str) -> i32 {
 }
 
 fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
-    let overrides = Overrides {
-        dry_run: true,
-        policy_dir: review.policy_dir.clone(),
-        target: review.target.clone(),
-        env: review.env.clone(),
-        host_vars: review.host_vars.clone(),
-    };
-    let escape = false;
-    let gated = app::evaluate(
-        ctx,
-        config,
-        cmd,
-        Mode::Command,
-        "review",
-        escape,
-        &overrides,
-    );
+    let gated = super::decide(ctx, config, review, cmd);
     // The verdict is fixed above; the extras only add text.
     let extras = Extras {
         shellcheck: review.shellcheck.then(|| shellcheck::check(ctx, cmd)),
@@ -144,11 +128,7 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
     } else {
         super::emit(&text_report(cmd, &gated, &extras));
     }
-    match gated.verdict {
-        Verdict::Allow { .. } => EXIT_ALLOW,
-        Verdict::Deny { .. } => EXIT_DENY,
-        Verdict::Hold { .. } => EXIT_HELD,
-    }
+    exit_status(Surface::Review, &gated.verdict).unwrap_or(EXIT_USAGE)
 }
 
 /// What `--check` shows besides the verdict: ShellCheck (`--shellcheck`) and the advisory
@@ -160,7 +140,7 @@ pub struct Extras {
 }
 
 /// The reference engine's `--check` lines.
-pub fn text_report(cmd: &str, gated: &Gated, extras: &Extras) -> String {
+pub fn text_report(cmd: &str, gated: &Assessment, extras: &Extras) -> String {
     let mut out = String::new();
     let max = signals::max_severity(&gated.signals).map_or("none", |s| s.as_str());
     let _ = writeln!(out, "Command: {cmd}");
@@ -188,28 +168,24 @@ pub fn text_report(cmd: &str, gated: &Gated, extras: &Extras) -> String {
     out
 }
 
-fn decision_line(gated: &Gated) -> String {
-    match &gated.verdict {
-        Verdict::Deny {
-            reason,
-            stage: Stage::BuiltIn | Stage::Session,
-        } => {
-            let reason = reason.strip_prefix("command risk: ").unwrap_or(reason);
+fn decision_line(gated: &Assessment) -> String {
+    let (v, target) = (&gated.verdict, &gated.target.name);
+    match (v.effect, v.stage) {
+        (Effect::Deny, Stage::BuiltIn | Stage::Session) => {
+            let reason = v.reason.strip_prefix("command risk: ").unwrap_or(&v.reason);
             format!("Decision: DENY (built-in critical: {reason})")
         }
         _ if !gated.policy_configured => {
             "Decision: allow (no policy configured; only built-in critical patterns deny)".into()
         }
-        Verdict::Allow { .. } => format!("Policy[{}]: allow", gated.target.name),
-        Verdict::Deny { reason, .. } => format!("Policy[{}]: deny — {reason}", gated.target.name),
-        Verdict::Hold { reason } => {
-            format!("Policy[{}]: require_approval — {reason}", gated.target.name)
-        }
+        (Effect::Allow, _) => format!("Policy[{target}]: allow"),
+        (Effect::Deny, _) => format!("Policy[{target}]: deny — {}", v.reason),
+        (Effect::Held, _) => format!("Policy[{target}]: require_approval — {}", v.reason),
     }
 }
 
 /// The machine form of `--check`.
-pub fn json_report(cmd: &str, gated: &Gated) -> serde_json::Value {
+pub fn json_report(cmd: &str, gated: &Assessment) -> serde_json::Value {
     let max = signals::max_severity(&gated.signals).map(|s| s.as_str());
     json!({
         "command": cmd,
@@ -221,7 +197,7 @@ pub fn json_report(cmd: &str, gated: &Gated) -> serde_json::Value {
         "target": gated.target,
         "decision": {
             "verdict": gated.verdict.word(),
-            "reason": gated.verdict.reason(),
+            "reason": gated.verdict.reason,
             "policy_configured": gated.policy_configured,
             "policy": gated.policy,
         },

@@ -9,6 +9,33 @@ pub mod split;
 
 pub use check::{run, text_report, Extras, EXIT_ALLOW, EXIT_DENY, EXIT_HELD, EXIT_USAGE};
 
+use crate::config::Config;
+use crate::context::Context;
+use crate::gate::{self, Assessment, Overrides, Request};
+use crate::invocation::Review;
+use crate::target::TargetOverrides;
+use crate::verdict::Surface;
+
+/// Decides `text` for review: a dry run, with the review's what-if context, never the escape.
+pub(crate) fn decide(ctx: &Context, config: &Config, review: &Review, text: &str) -> Assessment {
+    let overrides = Overrides {
+        dry_run: true,
+        policy_dir: review.policy_dir.clone(),
+        target: TargetOverrides {
+            name: review.target.clone(),
+            env: review.env.clone(),
+            host_vars: review.host_vars.clone(),
+        },
+    };
+    let request = Request {
+        text,
+        surface: Surface::Review,
+        escape: false,
+        overrides: &overrides,
+    };
+    gate::decide(ctx, config, &request)
+}
+
 /// Writes review output to stdout; a closed pipe (`| head`) is not an error worth a panic.
 pub(crate) fn emit(text: &str) {
     use std::io::Write;

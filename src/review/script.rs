@@ -4,16 +4,15 @@
 //! gates it, and reported when it is stricter than every step (constants set in one step and
 //! used in another). Exit: 0 all allowed, 1 any denied, 3 any held (none denied), 2 usage.
 
-use super::check::{EXIT_ALLOW, EXIT_DENY, EXIT_HELD, EXIT_USAGE};
 use super::shellcheck;
 use super::split::{self, Step};
-use crate::app::{self, Gated, Review as Overrides};
 use crate::config::Config;
 use crate::context::Context;
-use crate::decision::{Mode, Stage, Verdict};
+use crate::gate::Assessment;
 use crate::invocation::Review;
 use crate::policy::input::Detected;
 use crate::signals;
+use crate::verdict::{exit_status, Effect, Stage, Surface, EXIT_USAGE};
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::Path;
@@ -29,39 +28,14 @@ pub fn check_file(ctx: &Context, config: &Config, review: &Review, path: &Path) 
             return EXIT_USAGE;
         }
     };
-    let overrides = Overrides {
-        dry_run: true,
-        policy_dir: review.policy_dir.clone(),
-        target: review.target.clone(),
-        env: review.env.clone(),
-        host_vars: review.host_vars.clone(),
-    };
     let steps = split::steps(&text, config.limits.max_bytes);
-    let gated: Vec<Gated> = steps
+    let gated: Vec<Assessment> = steps
         .iter()
-        .map(|s| {
-            app::evaluate(
-                ctx,
-                config,
-                &s.text,
-                Mode::Command,
-                "review",
-                false,
-                &overrides,
-            )
-        })
+        .map(|s| super::decide(ctx, config, review, &s.text))
         .collect();
-    let whole = app::evaluate(
-        ctx,
-        config,
-        &text,
-        Mode::Command,
-        "review",
-        false,
-        &overrides,
-    );
-    let worst_step = gated.iter().map(|g| rank(&g.verdict)).max().unwrap_or(0);
-    let whole_stricter = rank(&whole.verdict) > worst_step;
+    let whole = super::decide(ctx, config, review, &text);
+    let worst_step = gated.iter().map(|g| g.verdict.effect).max();
+    let whole_stricter = whole.verdict.effect > worst_step.unwrap_or(Effect::Allow);
     // The advisory and ShellCheck only add text after every verdict above is fixed.
     let session = crate::advisory::Session::from_context(ctx, &config.advisory);
     let advisories: Vec<_> = steps
@@ -102,19 +76,13 @@ pub fn check_file(ctx: &Context, config: &Config, review: &Review, path: &Path) 
             shellcheck.as_ref(),
         ));
     }
-    match worst_step.max(rank(&whole.verdict)) {
-        0 => EXIT_ALLOW,
-        1 => EXIT_HELD,
-        _ => EXIT_DENY,
-    }
-}
-
-fn rank(v: &Verdict) -> u8 {
-    match v {
-        Verdict::Allow { .. } => 0,
-        Verdict::Hold { .. } => 1,
-        Verdict::Deny { .. } => 2,
-    }
+    let strictest = gated
+        .iter()
+        .chain([&whole])
+        .map(|g| &g.verdict)
+        .max_by_key(|v| v.effect)
+        .unwrap_or(&whole.verdict);
+    exit_status(Surface::Review, strictest).unwrap_or(EXIT_USAGE)
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -140,9 +108,9 @@ type Advisory = Option<Advice>;
 /// The recipe-check blocks.
 pub fn text_report(
     steps: &[Step],
-    gated: &[Gated],
+    gated: &[Assessment],
     advisories: &[Advisory],
-    whole: Option<&Gated>,
+    whole: Option<&Assessment>,
     shellcheck: Option<&shellcheck::Report>,
 ) -> String {
     let mut out = Vec::new();
@@ -172,7 +140,7 @@ pub fn text_report(
     text
 }
 
-fn block(out: &mut Vec<String>, g: &Gated, advisory: Option<&Advice>) {
+fn block(out: &mut Vec<String>, g: &Assessment, advisory: Option<&Advice>) {
     let max = signals::max_severity(&g.signals).map_or("none", |s| s.as_str());
     out.push(format!("  Risk: {max}"));
     for s in &g.signals {
@@ -190,23 +158,21 @@ fn block(out: &mut Vec<String>, g: &Gated, advisory: Option<&Advice>) {
                 .map(|l| format!("  {l}")),
         );
     }
-    out.push(match &g.verdict {
-        Verdict::Deny {
-            reason,
-            stage: Stage::BuiltIn | Stage::Session,
-        } => {
-            let reason = reason.strip_prefix("command risk: ").unwrap_or(reason);
+    let v = &g.verdict;
+    out.push(match (v.effect, v.stage) {
+        (Effect::Deny, Stage::BuiltIn | Stage::Session) => {
+            let reason = v.reason.strip_prefix("command risk: ").unwrap_or(&v.reason);
             format!("  Decision: DENY (built-in critical: {reason})")
         }
         _ if !g.policy_configured => "  Decision: allow (no policy configured)".to_string(),
-        Verdict::Allow { .. } => "  Policy: allow".to_string(),
-        Verdict::Deny { reason, .. } => format!("  Policy: deny — {reason}"),
-        Verdict::Hold { reason } => format!("  Policy: require_approval — {reason}"),
+        (Effect::Allow, _) => "  Policy: allow".to_string(),
+        (Effect::Deny, _) => format!("  Policy: deny — {}", v.reason),
+        (Effect::Held, _) => format!("  Policy: require_approval — {}", v.reason),
     });
 }
 
 /// One `risk_assessment` entry, with the reference's keys.
-pub fn assessment(index: usize, step: &Step, g: &Gated, advisory: Option<&Advice>) -> Value {
+pub fn assessment(index: usize, step: &Step, g: &Assessment, advisory: Option<&Advice>) -> Value {
     let max = signals::max_severity(&g.signals).map(|s| s.as_str());
     let mut entry = json!({
         "step_index": index,
@@ -232,7 +198,7 @@ pub fn assessment(index: usize, step: &Step, g: &Gated, advisory: Option<&Advice
 
 /// The nested decision object, keys capitalised like the reference's Go struct; `None` when no
 /// policy is configured. A step the built-in floor or a policy error decided reads as a deny.
-pub fn decision(g: &Gated) -> Option<Value> {
+pub fn decision(g: &Assessment) -> Option<Value> {
     if !g.policy_configured {
         return None;
     }
@@ -245,7 +211,7 @@ pub fn decision(g: &Gated) -> Option<Value> {
         }),
         None => json!({
             "Allow": g.verdict.allowed(),
-            "DenyReason": g.verdict.reason(),
+            "DenyReason": g.verdict.reason,
             "Decision": g.verdict.word(),
             "Requires": Value::Null,
         }),

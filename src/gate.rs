@@ -1,0 +1,233 @@
+//! The one gate every surface calls (the shell surface, the review surface, the session's check
+//! server and hook): analysis → signals → target → policy input → built-in floor → policy
+//! (loaded only when the floor did not decide) → approval of a held verdict, always in that
+//! order. It returns the verdict with the evidence it rests on; surfaces act on it and record it.
+
+use crate::approval;
+use crate::config::Config;
+use crate::context::Context;
+use crate::decision::{self, Mode};
+use crate::parse::Analysis;
+use crate::policy::decision::PolicyDecision;
+use crate::policy::engine::Policy;
+use crate::policy::input::{self, InputParts, Session, Target};
+use crate::policy::source;
+use crate::policy::PolicyFailure;
+use crate::signals::{self, Signal};
+use crate::target::{self, TargetOverrides};
+use crate::verdict::{Effect, Stage, Surface, Verdict};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use tracing::debug;
+
+/// One command to decide.
+pub struct Request<'a> {
+    pub text: &'a str,
+    pub surface: Surface,
+    /// The trusted escape was asked for and the configuration honours it ([`escape_requested`]).
+    pub escape: bool,
+    pub overrides: &'a Overrides,
+}
+
+/// What the review surface overrides; enforcement uses none of it.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// The input's `execution.dry_run`.
+    pub dry_run: bool,
+    pub policy_dir: Option<PathBuf>,
+    pub target: TargetOverrides,
+}
+
+impl Overrides {
+    pub fn enforcing() -> Self {
+        Overrides::default()
+    }
+}
+
+/// A decided command: the verdict and everything it rests on.
+pub struct Assessment {
+    pub analysis: Analysis,
+    pub signals: Vec<Signal>,
+    pub verdict: Verdict,
+    /// The policy's answer, when it ran and answered.
+    pub policy: Option<PolicyDecision>,
+    pub policy_configured: bool,
+    pub policy_digest: String,
+    pub target: Target,
+    /// The policy input (built whether or not the policy ran: the review surface shows it).
+    pub input: serde_json::Value,
+    /// The loaded policy, so approval re-asks it without loading or analysing again.
+    loaded: Option<Rc<Policy>>,
+}
+
+/// `HONEY_RISK_DISABLE` from the trusted initial environment, where the configuration allows it.
+pub fn escape_requested(ctx: &Context, config: &Config) -> bool {
+    config.escape.allow && ctx.escape_requested()
+}
+
+/// Decides one command.
+pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
+    let mode = match request.surface {
+        Surface::Interactive | Surface::Hook => Mode::Interactive,
+        _ => Mode::Command,
+    };
+    let limits = &config.limits;
+    let mut read = |path: &str| {
+        crate::script_files::read_script(Path::new(&ctx.cwd), path, limits.max_code_bytes)
+    };
+    let analysis = crate::interp::analyse_reading(request.text, limits, &mut read);
+    let signals = signals::detect(&analysis);
+    debug!(
+        stage = "analysis",
+        surface = request.surface.as_str(),
+        commands = analysis.commands.len(),
+        signals = ?signals.iter().map(Signal::id).collect::<Vec<_>>(),
+    );
+    let overrides = request.overrides;
+    // A target that cannot be read leaves the policy without its context: the policy stage then
+    // fails closed rather than decide on partial facts.
+    let (target, target_failure) = match target::resolve(ctx, config, &overrides.target) {
+        Ok(t) => (t, None),
+        Err(f) => (target::configured(ctx, config, &overrides.target), Some(f)),
+    };
+    let input = input::build(&InputParts {
+        raw: request.text,
+        interpreter: &crate::interp::interpreter(&analysis),
+        analysis: &analysis,
+        signals: &signals,
+        target: &target,
+        session: &session(ctx, request.surface, mode),
+        dry_run: overrides.dry_run,
+        approved: false,
+    });
+    let floor_decides = request.escape || decision::builtin(&signals, mode).is_some();
+    let policy_dir = source::dir(ctx, config, overrides.policy_dir.as_deref());
+    let mut loaded = None;
+    // The policy runs only when the floor has not already decided.
+    let answer: Option<Result<PolicyDecision, PolicyFailure>> = match (&policy_dir, floor_decides) {
+        (Some(dir), false) => Some(match target_failure {
+            Some(f) => Err(f),
+            None => {
+                let enforcing = overrides.policy_dir.is_none();
+                source::load(ctx, config, dir, enforcing).and_then(|policy| {
+                    let answer = ask(&policy, &input);
+                    loaded = Some(policy);
+                    answer
+                })
+            }
+        }),
+        _ => None,
+    };
+    let verdict = decision::decide(
+        request.escape,
+        &signals,
+        mode,
+        answer.as_ref().map(Result::as_ref),
+    );
+    debug!(
+        stage = "decide",
+        escape = request.escape,
+        floor_decides,
+        policy_dir = ?policy_dir,
+        policy_answer = ?answer,
+        verdict = ?verdict,
+    );
+    Assessment {
+        analysis,
+        signals,
+        verdict,
+        policy: answer.and_then(Result::ok),
+        policy_configured: policy_dir.is_some(),
+        policy_digest: loaded
+            .as_ref()
+            .map(|p| p.digest().to_string())
+            .unwrap_or_default(),
+        target,
+        input,
+        loaded,
+    }
+}
+
+/// Approval of a held command (a second person's grant, or a confirmation typed on the
+/// terminal), then the policy asked again with `execution.approved = true`: an approval only
+/// lets the policy see `approved`, and the policy can still deny. Anything but a held
+/// assessment is returned unchanged.
+pub fn approve(
+    ctx: &Context,
+    config: &Config,
+    assessment: &mut Assessment,
+    request: &Request,
+    decision_id: &str,
+) -> Verdict {
+    if assessment.verdict.effect != Effect::Held {
+        return assessment.verdict.clone();
+    }
+    let held = approval::Held {
+        text: request.text,
+        reason: &assessment.verdict.reason,
+        host: &assessment.target.name,
+        decision_id,
+        mode: request.surface.as_str(),
+    };
+    let resolution = approval::resolve(ctx, &config.approval, &held);
+    debug!(stage = "approval", ?resolution);
+    let how = match resolution {
+        approval::Resolution::Denied { message } => {
+            return Verdict::deny(Stage::Approval, "approval.missing", message)
+        }
+        approval::Resolution::Approved { how } => how,
+    };
+    assessment.input["execution"]["approved"] = true.into();
+    let Some(policy) = &assessment.loaded else {
+        return Verdict::deny(
+            Stage::Error,
+            "approval.no_policy",
+            "approval required, but no policy is loaded to ask again",
+        );
+    };
+    let again = match ask(policy, &assessment.input) {
+        Ok(answer) => answer,
+        Err(f) => return Verdict::deny(Stage::Error, f.reason_id, f.message),
+    };
+    let verdict = decision::policy_verdict(&again);
+    assessment.policy = Some(again);
+    match verdict.effect {
+        Effect::Allow => Verdict::new(Effect::Allow, Stage::Approval, "approval.granted", how),
+        Effect::Deny => Verdict::deny(Stage::Approval, verdict.reason_id, verdict.reason),
+        Effect::Held => Verdict::deny(
+            Stage::Approval,
+            "approval.still_held",
+            format!(
+                "approval required: {} (still held with execution.approved = true)",
+                verdict.reason
+            ),
+        ),
+    }
+}
+
+fn ask(policy: &Policy, input: &serde_json::Value) -> Result<PolicyDecision, PolicyFailure> {
+    policy.evaluate(input).map_err(|e| PolicyFailure {
+        reason_id: e.reason_id(),
+        message: format!("policy error [{}]: {e}", e.reason_id()),
+    })
+}
+
+/// The policy input's `session`.
+fn session(ctx: &Context, surface: Surface, mode: Mode) -> Session {
+    Session {
+        // The hook's fresh-process check decides for the same session as the check server.
+        mode: match surface {
+            Surface::Hook => Surface::Interactive.as_str(),
+            other => other.as_str(),
+        }
+        .into(),
+        interactive: mode == Mode::Interactive,
+        tty: ctx.stdin_tty,
+        login: ctx.login,
+        ssh_client: ctx.ssh_client.clone(),
+        ssh_original_command: ctx.ssh_original_command.clone(),
+        user: ctx.user.clone(),
+        uid: ctx.uid,
+        cwd: ctx.cwd.clone(),
+    }
+}
