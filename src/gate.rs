@@ -9,9 +9,9 @@ use crate::context::Context;
 use crate::decision::{self, Mode};
 use crate::parse::Analysis;
 use crate::policy::decision::PolicyDecision;
+use crate::policy::enforcement;
 use crate::policy::engine::Policy;
 use crate::policy::input::{self, InputParts, Session, Target};
-use crate::policy::source;
 use crate::policy::PolicyFailure;
 use crate::signals::{self, Signal};
 use crate::target::{self, TargetOverrides};
@@ -101,7 +101,7 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
         approved: false,
     });
     let floor_decides = request.escape || decision::builtin(&signals, mode).is_some();
-    let policy_dir = source::dir(ctx, config, overrides.policy_dir.as_deref());
+    let policy_dir = enforcement::dir(ctx, config, overrides.policy_dir.as_deref());
     let mut loaded = None;
     // The policy runs only when the floor has not already decided.
     let answer: Option<Result<PolicyDecision, PolicyFailure>> = match (&policy_dir, floor_decides) {
@@ -109,7 +109,7 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
             Some(f) => Err(f),
             None => {
                 let enforcing = overrides.policy_dir.is_none();
-                source::load(ctx, config, dir, enforcing).and_then(|policy| {
+                enforcement::load(ctx, config, dir, enforcing).and_then(|policy| {
                     let answer = ask(&policy, &input);
                     loaded = Some(policy);
                     answer

@@ -4,14 +4,16 @@
 
 use super::cache::{self, CacheMiss};
 use super::decision::{PolicyDecision, ENTRY_POINTS};
+pub(crate) use super::directory::read_sources;
+use super::directory::{digest, SourceFile, Sources};
 use super::entry::{self, entry_path};
 use super::error::{split_diagnostic, PolicyError};
+use super::rule_cycles::check_rule_cycles;
 use regorus::languages::rego::compiler::Compiler;
 use regorus::rvm::program::Program;
 use regorus::rvm::vm::{RegoVM, VmError};
 use regorus::utils::limits::ExecutionTimerConfig;
 use regorus::{Engine, Value};
-use sha2::{Digest, Sha256};
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -104,21 +106,6 @@ pub struct Policy {
 enum Runner {
     Interpreter(Box<Engine>),
     Rvm { program: Arc<Program>, data: Value },
-}
-
-/// The files of a policy directory, read and sorted by file name.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Sources {
-    pub(crate) modules: Vec<SourceFile>,
-    pub(crate) tests: Vec<SourceFile>,
-    pub(crate) data: Vec<SourceFile>,
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct SourceFile {
-    pub(crate) path: PathBuf,
-    pub(crate) name: String,
-    pub(crate) text: String,
 }
 
 /// Load `dir` with the default back end for `cache` and the default [`Limits`].
@@ -333,91 +320,6 @@ impl Policy {
     }
 }
 
-/// Read the directory listing and every relevant file (test modules only `with_tests`), sorted
-/// by file name.
-pub(crate) fn read_sources(dir: &Path, with_tests: bool) -> Result<Sources, PolicyError> {
-    let listing = std::fs::read_dir(dir).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => PolicyError::DirMissing {
-            dir: dir.to_path_buf(),
-        },
-        _ => PolicyError::DirUnreadable {
-            dir: dir.to_path_buf(),
-            source,
-        },
-    })?;
-    let mut names = Vec::new();
-    for entry in listing {
-        let entry = entry.map_err(|source| PolicyError::DirUnreadable {
-            dir: dir.to_path_buf(),
-            source,
-        })?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let wanted = (name.ends_with(".rego") && (with_tests || !name.ends_with("_test.rego")))
-            || name.ends_with(".json");
-        if wanted && !name.starts_with('.') && !is_dir(&entry) {
-            names.push(name);
-        }
-    }
-    names.sort();
-    let mut sources = Sources::default();
-    let mut scratch = Vec::new();
-    for name in names {
-        let path = dir.join(&name);
-        let text =
-            read_text(&path, &mut scratch).map_err(|source| PolicyError::FileUnreadable {
-                file: path.clone(),
-                source,
-            })?;
-        let file = SourceFile { path, name, text };
-        if file.name.ends_with("_test.rego") {
-            sources.tests.push(file);
-        } else if file.name.ends_with(".rego") {
-            sources.modules.push(file);
-        } else {
-            sources.data.push(file);
-        }
-    }
-    Ok(sources)
-}
-
-/// A whole UTF-8 file, read through `scratch` (kept between files) and copied out at its exact
-/// size: `open`, `read`, `read`, `close`. (`File`'s own `read_to_end`, which `fs::read_to_string`
-/// uses, first asks for the size and the position: two more system calls per policy file, on
-/// every command. Through `Take` the generic loop runs instead.)
-fn read_text(path: &Path, scratch: &mut Vec<u8>) -> std::io::Result<String> {
-    use std::io::Read;
-    scratch.clear();
-    scratch.reserve(16 * 1024);
-    let mut file = std::fs::File::open(path)?;
-    Read::take(&mut file, u64::MAX).read_to_end(scratch)?;
-    String::from_utf8(scratch.clone())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-}
-
-/// Whether a directory entry is (or links to) a directory; the listing's file type spares a
-/// `stat` for every plain file.
-fn is_dir(entry: &std::fs::DirEntry) -> bool {
-    match entry.file_type() {
-        Ok(t) if t.is_file() => false,
-        Ok(t) if t.is_dir() => true,
-        _ => entry.path().is_dir(),
-    }
-}
-
-/// Hex sha256 over (name, length, contents) of every module and data file, in name order.
-fn digest(sources: &Sources) -> String {
-    let mut files: Vec<&SourceFile> = sources.modules.iter().chain(&sources.data).collect();
-    files.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut hasher = Sha256::new();
-    for file in files {
-        hasher.update((file.name.len() as u64).to_le_bytes());
-        hasher.update(file.name.as_bytes());
-        hasher.update((file.text.len() as u64).to_le_bytes());
-        hasher.update(file.text.as_bytes());
-    }
-    cache::hex(&hasher.finalize())
-}
-
 /// An interpreter holding the modules (and, with `with_tests`, the test modules) and data.
 /// Enforcement modules must be `package honey`; test modules may use any package.
 pub(crate) fn build_engine(
@@ -618,204 +520,5 @@ fn vm_error(error: VmError, limits: &Limits) -> PolicyError {
             location: String::new(),
             message: other.to_string(),
         },
-    }
-}
-
-/// Fail when a rule of `package honey` reaches itself through other rules or functions. The
-/// RVM compiles such a policy and then overflows its stack at evaluation (an uncatchable
-/// abort), and the interpreter only notices on inputs that reach the cycle.
-fn check_rule_cycles(engine: &mut Engine) -> Result<(), PolicyError> {
-    use regorus::unstable::{Rule, RuleHead};
-    use std::collections::{BTreeMap, BTreeSet};
-
-    let mut graph: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
-    for module in engine.get_modules() {
-        for rule in &module.policy {
-            let refr = match &**rule {
-                Rule::Spec { head, .. } => match head {
-                    RuleHead::Compr { refr, .. }
-                    | RuleHead::Set { refr, .. }
-                    | RuleHead::Func { refr, .. } => refr,
-                },
-                Rule::Default { refr, .. } => refr,
-            };
-            let span = rule.span();
-            let name = rule_name(refr.span().text());
-            let offset = refr.span().end.saturating_sub(span.start) as usize;
-            let tail = span.text().get(offset..).unwrap_or_default();
-            let node = graph.entry(name).or_insert_with(|| {
-                let location = format!("{}:{}", span.source.get_path(), span.line);
-                (location, BTreeSet::new())
-            });
-            node.1.extend(references(tail));
-        }
-    }
-    // Iterative depth-first search; `state` 1 = on the current path, 2 = done.
-    let mut state: BTreeMap<&str, u8> = BTreeMap::new();
-    for start in graph.keys() {
-        if state.contains_key(start.as_str()) {
-            continue;
-        }
-        let mut path: Vec<(&str, Vec<&str>)> = Vec::new();
-        let next = |name: &str| -> Vec<&str> {
-            graph.get(name).map_or_else(Vec::new, |(_, refs)| {
-                refs.iter()
-                    .filter_map(|r| graph.get_key_value(r).map(|(k, _)| k.as_str()))
-                    .collect()
-            })
-        };
-        state.insert(start, 1);
-        path.push((start, next(start)));
-        while let Some((node, pending)) = path.last_mut() {
-            let node = *node;
-            match pending.pop() {
-                None => {
-                    state.insert(node, 2);
-                    path.pop();
-                }
-                Some(child) => match state.get(child) {
-                    Some(1) => {
-                        let cycle_from = path.iter().position(|(n, _)| *n == child).unwrap_or(0);
-                        let mut chain: Vec<&str> =
-                            path.iter().skip(cycle_from).map(|(n, _)| *n).collect();
-                        chain.push(child);
-                        let location = graph.get(child).map(|n| n.0.clone()).unwrap_or_default();
-                        return Err(PolicyError::Recursion {
-                            location,
-                            message: format!("rules depend on each other: {}", chain.join(" -> ")),
-                        });
-                    }
-                    Some(_) => {}
-                    None => {
-                        state.insert(child, 1);
-                        path.push((child, next(child)));
-                    }
-                },
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `deny_reasons`, `data.honey.x.y` and `x["k"]` all name the rule `deny_reasons` / `x`.
-fn rule_name(head: &str) -> String {
-    let head = head.trim();
-    let head = head.strip_prefix("data.honey.").unwrap_or(head);
-    head.split(['.', '[', ' ', '('])
-        .next()
-        .unwrap_or(head)
-        .to_string()
-}
-
-/// Identifiers a rule's text refers to: bare names and `data.honey.<name>`, without comments,
-/// strings, field accesses (`input.allow`) and names the rule declares locally (`x :=`,
-/// `some x in`, `every k, v in`). Over-approximates; only cycles among rules matter.
-fn references(text: &str) -> std::collections::BTreeSet<String> {
-    let mut tokens: Vec<(String, bool, bool)> = Vec::new(); // (ident, after dot, before :=)
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    let mut after_dot = false;
-    while let Some(&c) = chars.get(i) {
-        if c == '#' {
-            while chars.get(i).is_some_and(|&c| c != '\n') {
-                i += 1;
-            }
-        } else if c == '"' || c == '`' {
-            i += 1;
-            while let Some(&d) = chars.get(i) {
-                i += if d == '\\' && c == '"' { 2 } else { 1 };
-                if d == c {
-                    break;
-                }
-            }
-            after_dot = false;
-        } else if c.is_alphabetic() || c == '_' {
-            let start = i;
-            while chars
-                .get(i)
-                .is_some_and(|&c| c.is_alphanumeric() || c == '_')
-            {
-                i += 1;
-            }
-            let ident: String = chars.get(start..i).unwrap_or_default().iter().collect();
-            let mut j = i;
-            while chars.get(j).is_some_and(|c| *c == ' ' || *c == '\t') {
-                j += 1;
-            }
-            let assigns = chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&'=');
-            tokens.push((ident, after_dot, assigns));
-            after_dot = false;
-            continue;
-        } else if !c.is_whitespace() {
-            after_dot = c == '.';
-        }
-        i += 1;
-    }
-    let mut locals = std::collections::BTreeSet::new();
-    let mut declaring = false;
-    for (ident, _, assigns) in &tokens {
-        match ident.as_str() {
-            "some" | "every" => declaring = true,
-            "in" => declaring = false,
-            _ if declaring || *assigns => {
-                locals.insert(ident.clone());
-            }
-            _ => {}
-        }
-    }
-    const KEYWORDS: [&str; 14] = [
-        "as", "contains", "default", "else", "every", "false", "if", "import", "in", "not", "null",
-        "package", "some", "true",
-    ];
-    let mut refs = std::collections::BTreeSet::new();
-    for (index, (ident, after_dot, _)) in tokens.iter().enumerate() {
-        if !after_dot && !locals.contains(ident) && !KEYWORDS.contains(&ident.as_str()) {
-            refs.insert(ident.clone());
-        }
-        let honey = tokens.get(index + 1).is_some_and(|t| t.0 == "honey" && t.1);
-        if ident == "data" && !after_dot && honey {
-            if let Some((name, true, _)) = tokens.get(index + 2) {
-                refs.insert(name.clone());
-            }
-        }
-    }
-    refs
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn references_table() {
-        let cases: [(&str, &[&str]); 6] = [
-            (
-                " if { count(deny_reasons) == 0 }",
-                &["count", "deny_reasons"],
-            ),
-            (r#" := "a # b" if input.allow"#, &["input"]),
-            (" if { some x in deny; x == y } # z", &["deny", "y"]),
-            (" if { msg := sprintf(\"%v\", [a]) }", &["a", "sprintf"]),
-            (" := data.honey.other", &["data", "other"]),
-            (" if { every k, v in m { v == w } }", &["m", "w"]),
-        ];
-        for (text, want) in cases {
-            let got: Vec<String> = references(text).into_iter().collect();
-            assert_eq!(got, want, "{text}");
-        }
-    }
-
-    #[test]
-    fn rule_names_table() {
-        let cases = [
-            ("deny_reasons", "deny_reasons"),
-            ("data.honey.allow", "allow"),
-            ("x.y", "x"),
-            ("x[\"k\"]", "x"),
-        ];
-        for (head, want) in cases {
-            assert_eq!(rule_name(head), want);
-        }
     }
 }
