@@ -25,6 +25,7 @@ pub mod interactive;
 pub mod interp;
 pub mod invocation;
 pub mod parse;
+pub mod payload;
 pub mod policy;
 pub mod review;
 pub mod script_files;

@@ -7,7 +7,7 @@ mod args;
 mod lexer;
 mod others;
 mod pybind;
-mod pystr;
+pub(crate) mod pystr;
 mod python;
 mod pyvalue;
 mod sed;

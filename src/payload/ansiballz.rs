@@ -1,0 +1,284 @@
+//! AnsiballZ, the wrapper in which Ansible ships a module and its arguments to a host: a python
+//! program whose `ANSIBALLZ_PARAMS` literal holds the task's JSON arguments and whose `ZIPDATA`
+//! holds the module's code, run as `runpy.run_module(mod_name=…)`. Decoded within bounds; a
+//! wrapper that is truncated, malformed or over a bound is an error, never an empty task.
+
+use base64::Engine as _;
+use serde_json::{Map, Value};
+use std::io::Read;
+
+/// Bounds on one decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Largest wrapper decoded, in bytes.
+    pub max_bytes: usize,
+    /// Most entries in the zip.
+    pub max_entries: usize,
+    /// Largest total of the entries' uncompressed sizes, as the zip declares them.
+    pub max_unpacked: u64,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_bytes: 8 << 20,
+            max_entries: 4_096,
+            max_unpacked: 64 << 20,
+        }
+    }
+}
+
+/// One decoded task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Task {
+    /// The module that runs, as `runpy` is told (`ansible.modules.file`).
+    pub fqn: String,
+    /// The task's arguments (`ANSIBLE_MODULE_ARGS`), internal `_ansible_*` keys included.
+    pub args: Map<String, Value>,
+}
+
+impl Task {
+    /// The builtin module's short name (`file` for `ansible.modules.file`), or `None` for a
+    /// module from a collection (whose name says nothing about what it does).
+    pub fn builtin(&self) -> Option<&str> {
+        self.fqn.strip_prefix("ansible.modules.")
+    }
+
+    /// The task was marked `no_log`: its arguments are never written to a log.
+    pub fn no_log(&self) -> bool {
+        self.args.get("_ansible_no_log") == Some(&Value::Bool(true))
+    }
+
+    /// The arguments the task author wrote (without the `_ansible_*` bookkeeping).
+    pub fn user_args(&self) -> Map<String, Value> {
+        self.args
+            .iter()
+            .filter(|(k, _)| !k.starts_with("_ansible_"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+/// Why a wrapper could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PayloadError {
+    #[error("the AnsiballZ payload is over {0} bytes")]
+    TooLarge(usize),
+    #[error("the AnsiballZ payload has no {0}")]
+    Missing(&'static str),
+    #[error("the AnsiballZ payload's {what} is malformed: {message}")]
+    Malformed { what: &'static str, message: String },
+    #[error("the AnsiballZ payload's zip is over its bounds: {0}")]
+    OverBounds(String),
+}
+
+impl PayloadError {
+    /// A wrapper of a shape this build does not know (as opposed to a damaged one).
+    pub fn is_unknown_format(&self) -> bool {
+        matches!(self, PayloadError::Missing(_))
+    }
+}
+
+/// Whether `text` is an AnsiballZ wrapper: its marker line within the first lines.
+pub fn is_wrapper(text: &str) -> bool {
+    text.lines()
+        .take(8)
+        .any(|l| l.trim_start().starts_with("_ANSIBALLZ_WRAPPER = True"))
+}
+
+/// Decodes a wrapper (see [`is_wrapper`]).
+pub fn decode(text: &str, bounds: &Bounds) -> Result<Task, PayloadError> {
+    if text.len() > bounds.max_bytes {
+        return Err(PayloadError::TooLarge(bounds.max_bytes));
+    }
+    let fqn = module_fqn(text).ok_or(PayloadError::Missing("module name"))?;
+    let args = params(text)?;
+    let zip = zipdata(text)?;
+    check_zip(&zip, &fqn, bounds)?;
+    Ok(Task { fqn, args })
+}
+
+/// `runpy.run_module(mod_name='ansible.modules.command', …)`: the module that really runs.
+fn module_fqn(text: &str) -> Option<String> {
+    let at = text.find("run_module(mod_name=")? + "run_module(mod_name=".len();
+    let rest = text.get(at..)?;
+    let quote = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let end = rest.get(1..)?.find(quote)?;
+    let name = rest.get(1..1 + end)?;
+    let valid = !name.is_empty()
+        && name.split('.').all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    valid.then(|| name.to_string())
+}
+
+/// `ANSIBALLZ_PARAMS = '…'`: a python string literal of the JSON `{"ANSIBLE_MODULE_ARGS": …}`.
+fn params(text: &str) -> Result<Map<String, Value>, PayloadError> {
+    let malformed = |message: String| PayloadError::Malformed {
+        what: "ANSIBALLZ_PARAMS",
+        message,
+    };
+    let at = text
+        .find("ANSIBALLZ_PARAMS = ")
+        .ok_or(PayloadError::Missing("ANSIBALLZ_PARAMS"))?
+        + "ANSIBALLZ_PARAMS = ".len();
+    let literal =
+        python_literal(&text[at..]).ok_or_else(|| malformed("not a closed string".into()))?;
+    let json: Value = serde_json::from_str(&literal).map_err(|e| malformed(e.to_string()))?;
+    match json.get("ANSIBLE_MODULE_ARGS") {
+        Some(Value::Object(args)) => Ok(args.clone()),
+        _ => Err(malformed("no ANSIBLE_MODULE_ARGS object".into())),
+    }
+}
+
+/// The value of a one-line python string literal (`'…'` or `"…"`, with `b`/`u` prefixes and
+/// backslash escapes) at the start of `text`.
+fn python_literal(text: &str) -> Option<String> {
+    let text = text.strip_prefix(['b', 'u']).unwrap_or(text);
+    let mut chars = text.chars();
+    let quote = chars.next().filter(|c| matches!(c, '\'' | '"'))?;
+    let mut out = String::new();
+    let mut rest = chars.as_str();
+    loop {
+        let mut it = rest.chars();
+        match it.next()? {
+            '\n' => return None,
+            c if c == quote => return Some(out),
+            '\\' => {
+                let (decoded, after) = escape(it.as_str())?;
+                out.push(decoded);
+                rest = after;
+                continue;
+            }
+            c => out.push(c),
+        }
+        rest = it.as_str();
+    }
+}
+
+/// One escape after a backslash: `\\ \' \" \n \r \t \xNN \uNNNN \UNNNNNNNN`.
+fn escape(text: &str) -> Option<(char, &str)> {
+    let mut it = text.chars();
+    let c = it.next()?;
+    let hex = |len: usize| -> Option<(char, &str)> {
+        let digits = text.get(1..1 + len)?;
+        let code = u32::from_str_radix(digits, 16).ok()?;
+        Some((char::from_u32(code)?, text.get(1 + len..)?))
+    };
+    match c {
+        'n' => Some(('\n', it.as_str())),
+        'r' => Some(('\r', it.as_str())),
+        't' => Some(('\t', it.as_str())),
+        '\\' | '\'' | '"' => Some((c, it.as_str())),
+        'x' => hex(2),
+        'u' => hex(4),
+        'U' => hex(8),
+        _ => None,
+    }
+}
+
+/// `ZIPDATA = """…"""`: base64.
+fn zipdata(text: &str) -> Result<Vec<u8>, PayloadError> {
+    let at = text
+        .find("ZIPDATA = \"\"\"")
+        .ok_or(PayloadError::Missing("ZIPDATA"))?
+        + "ZIPDATA = \"\"\"".len();
+    let end = text[at..].find("\"\"\"").ok_or(PayloadError::Malformed {
+        what: "ZIPDATA",
+        message: "not closed".into(),
+    })?;
+    let encoded: String = text[at..at + end]
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(encoded.as_bytes())
+        .map_err(|e| PayloadError::Malformed {
+            what: "ZIPDATA",
+            message: e.to_string(),
+        })
+}
+
+/// The zip opens, stays within the bounds, and holds the module `fqn` names, whose code
+/// decompresses whole (its checksum verified).
+fn check_zip(zip: &[u8], fqn: &str, bounds: &Bounds) -> Result<(), PayloadError> {
+    let malformed = |message: String| PayloadError::Malformed {
+        what: "zip",
+        message,
+    };
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(|e| malformed(e.to_string()))?;
+    if archive.len() > bounds.max_entries {
+        return Err(PayloadError::OverBounds(format!(
+            "{} entries (at most {})",
+            archive.len(),
+            bounds.max_entries
+        )));
+    }
+    let mut unpacked: u64 = 0;
+    for i in 0..archive.len() {
+        let entry = archive
+            .by_index_raw(i)
+            .map_err(|e| malformed(e.to_string()))?;
+        unpacked = unpacked.saturating_add(entry.size());
+    }
+    if unpacked > bounds.max_unpacked {
+        return Err(PayloadError::OverBounds(format!(
+            "{unpacked} bytes unpacked (at most {})",
+            bounds.max_unpacked
+        )));
+    }
+    let module = format!("{}.py", fqn.replace('.', "/"));
+    let package = format!("{}/__init__.py", fqn.replace('.', "/"));
+    let name = [module, package]
+        .into_iter()
+        .find(|n| archive.index_for_name(n).is_some())
+        .ok_or_else(|| malformed(format!("it does not hold the module {fqn}")))?;
+    let mut entry = archive
+        .by_name(&name)
+        .map_err(|e| malformed(e.to_string()))?;
+    let mut code = Vec::new();
+    entry
+        .by_ref()
+        .take(bounds.max_unpacked)
+        .read_to_end(&mut code)
+        .map_err(|e| malformed(format!("{name}: {e}")))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_literals() {
+        let cases: [(&str, Option<&str>); 7] = [
+            (r#"'{"a": 1}' rest"#, Some(r#"{"a": 1}"#)),
+            (r"'it\'s' x", Some("it's")),
+            (r"b'x\\y'", Some(r"x\y")),
+            (r"'\x41\u00e9\n'", Some("Aé\n")),
+            ("'open", None),
+            ("'line\nbreak'", None),
+            (r"'\q'", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(python_literal(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn module_names() {
+        let cases: [(&str, Option<&str>); 4] = [
+            (
+                "runpy.run_module(mod_name='ansible.modules.file', x)",
+                Some("ansible.modules.file"),
+            ),
+            ("run_module(mod_name=\"a_b.c\")", Some("a_b.c")),
+            ("run_module(mod_name='a..b')", None),
+            ("run_module(mod_name=name)", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(module_fqn(text).as_deref(), want, "{text}");
+        }
+    }
+}
