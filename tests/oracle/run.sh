@@ -1,7 +1,7 @@
 #!/bin/sh
 # Differential test of the shipped policies against the real OPA engine (Go, through PyPI's
 # opa-golib-python-bindings). Creates (or reuses) a venv, runs the Rust side
-# (tests/policy_differential.rs: interpreter vs RVM, writes the cases JSON), then compares with
+# (tests/integration/policy_differential.rs: interpreter vs RVM, writes the cases JSON), then compares with
 # OPA. Exits 0 with a SKIP line when the bindings cannot be installed.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -20,5 +20,5 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import opa_bindings' 
 fi
 
 unset RUST_BACKTRACE RUST_LIB_BACKTRACE
-POLICY_ORACLE_OUT="$OUT" cargo test -q --test policy_differential
+POLICY_ORACLE_OUT="$OUT" cargo test -q --test integration policy_differential::
 "$VENV/bin/python" tests/oracle/opa_diff.py "$OUT"

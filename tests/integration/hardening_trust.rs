@@ -5,11 +5,9 @@
 //! files root-owned work. The review surface (`--check --policy-dir DIR`) may read the user's own
 //! directory. These tests switch users, so they need root; as anyone else they skip, saying so.
 
-mod hardening_support;
-
+use crate::setup::{is_root, run, Run, Setup, BIN};
 use guarded_sh::policy::cache;
 use guarded_sh::policy::engine::{self, CacheMode};
-use hardening_support::{is_root, run, Run, Setup, BIN};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;

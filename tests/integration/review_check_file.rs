@@ -4,7 +4,7 @@
 //! surface, which gates the same script whole.
 //!
 //! After an intended change of output, regenerate with `GUARDED_SH_UPDATE_SNAPSHOTS=1 cargo test
-//! --test review_check_file` and review the diff.
+//! --test integration review_check_file` and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;

@@ -4,10 +4,8 @@
 //! in a defined verdict with an audit record or a stderr line; `audit.required` denies when no
 //! audit sink took the record; a panic never lets the command run.
 
-mod hardening_support;
-
+use crate::setup::{exists, run, Setup, AUDIT_FILE};
 use guarded_sh::policy::engine::{self, CacheMode, CacheStatus};
-use hardening_support::{exists, run, Setup, AUDIT_FILE};
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
