@@ -311,7 +311,12 @@ fn host_vars_file_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;
     }
-    let s = setup("[target]\nhost_vars_file = \"{dir}/hostvars.json\"\n");
+    // With a policy to feed: without one, nothing reads the host vars (the test passed only on
+    // a host with /etc/guarded-sh/policies installed).
+    let s = setup(
+        "[policy]\ndir = \"{dir}/policies\"\n[target]\nhost_vars_file = \"{dir}/hostvars.json\"\n",
+    );
+    policy_dir(&s, "policies");
     s.write("hostvars.json", "{\"tier\": \"dev\"}");
     give_to_nobody(&s.path("hostvars.json"));
     let r = as_nobody(&s, &["-c", "echo ran"], &[]);
