@@ -35,3 +35,4 @@ mod policy_tests_runner;
 mod review_check_file;
 mod robustness;
 mod shell_surface;
+mod shell_table;

@@ -1,7 +1,7 @@
 //! The one shared setup for the integration tests: a temporary directory with a configuration
 //! that keeps every run inside it ([`Setup`]), the built binary, running it (plainly, with stdin,
 //! or with a hang guard and its peak memory measured through GNU time, [`run`]), reading its
-//! audit records, and reading the tables under `tests/` ([`unescape`]).
+//! audit records, and reading the tables under `tests/` ([`table`], [`unescape`]).
 //!
 //! A configuration written through [`Setup`] gets what the host's defaults would otherwise point
 //! outside the temporary directory, unless the test names its own: no system log
@@ -161,6 +161,18 @@ pub fn output_with_stdin(mut cmd: Command, input: &[u8]) -> Output {
 /// Bytes as text, lossily (for messages and comparisons).
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The rows of the table `tests/NAME`: (line number, tab-separated fields), without blank lines
+/// and `#` comment lines.
+pub fn table(name: &str) -> Vec<(usize, Vec<String>)> {
+    let path = Path::new(REPO).join("tests").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| (i + 1, l.split('\t').map(str::to_string).collect()))
+        .collect()
 }
 
 /// A table field's escapes: `\n` is a newline, `\t` a tab and `\\` a backslash; other
