@@ -11,7 +11,8 @@ fn setup() -> Setup {
     Setup::with("[policy]\ncache_dir = \"{dir}/no-cache\"\n")
 }
 
-fn serve(requests: &[u8]) -> (Vec<String>, String) {
+/// Runs `--serve` with `requests` on stdin: the reply lines and the audit file's text.
+pub(crate) fn serve(requests: &[u8]) -> (Vec<String>, String) {
     let s = setup();
     let mut child = s
         .command(&["--serve"])

@@ -19,6 +19,7 @@ mod hardening_concurrency;
 mod hardening_faults;
 mod hardening_properties;
 mod hardening_trust;
+mod hook_rules;
 mod interactive_server;
 mod interp_robustness;
 mod interp_scripts;
