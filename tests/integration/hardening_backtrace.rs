@@ -58,6 +58,7 @@ fn many_policies(s: &Setup) -> PathBuf {
 /// `backtrace` or unset, and whether the check allowed (so that a gate failing early, on anything,
 /// cannot make the counts agree).
 fn instructions(s: &Setup, dir: &Path, backtrace: Option<&str>) -> (u64, bool) {
+    let _exclusive = crate::setup::exclusive();
     let log = s.path("callgrind.log");
     let mut c = Command::new("valgrind");
     c.arg("--tool=callgrind")

@@ -71,6 +71,7 @@ fn heredoc_of(line: &str, bytes: usize) -> String {
 }
 
 fn check(case: &Case) -> Run {
+    let _exclusive = crate::setup::exclusive();
     let s = Setup::with(case.config);
     let mut args: Vec<String> = Vec::new();
     let mut stdin: &[u8] = &[];

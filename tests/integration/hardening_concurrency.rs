@@ -32,6 +32,7 @@ struct Outcome {
 }
 
 fn run_two_hundred() -> Outcome {
+    let _exclusive = crate::setup::exclusive();
     let policies = Path::new(REPO).join("policies");
     let s = Setup::with(&format!(
         "[policy]\ndir = \"{}\"\ncache_dir = \"{{dir}}/cache\"\nallow_env_dir = false\n[target]\nenv = \"prod\"\n",

@@ -223,6 +223,15 @@ impl Run {
     }
 }
 
+/// Held by the tests that bound wall-clock time and by those that load the machine (200
+/// processes at once, valgrind), so that in the one test binary a bound is not measured beside
+/// such a load (each was its own test binary, run one after another, before).
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// GNU time, when installed.
 pub fn gnu_time() -> Option<&'static str> {
     let p = "/usr/bin/time";
