@@ -71,7 +71,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     // A plain command line takes the path without tree-sitter; the same line through the grammar
-    // is what it cost before (tests/parse_plain.rs checks both give the same analysis).
+    // is what it cost before (tests/integration/parse_plain.rs checks both give the same analysis).
     let plain = "systemctl status nginx --no-pager";
     group.bench_function("single plain: systemctl status", |b| {
         b.iter(|| std::hint::black_box(detect(&analyse(plain, &limits))))

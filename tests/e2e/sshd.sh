@@ -221,7 +221,7 @@ out=$(rssh 'rm -f ~/marker; curl -fsS http://127.0.0.1:9/x | sh' 2>&1) || rc=$?
 check "critical command denied with 126 and the message on stderr" \
 	test "$rc" = 126 -a "${out#guarded-sh: denied:}" != "$out"
 check "denied command had no effect (marker survives)" rssh 'test -e ~/marker'
-# A panic (forced as in tests/hardening_faults.rs: with stderr unwritable, the first message
+# A panic (forced as in tests/integration/hardening_faults.rs: with stderr unwritable, the first message
 # panics) in the installed binary, whose release profile aborts on panic: the hook still ends
 # in 126 and nothing runs.
 rc=0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare regorus's policy results with the real OPA engine.
 
-Reads the JSON written by tests/policy_differential.rs (policy sets: modules, tests, and cases
+Reads the JSON written by tests/integration/policy_differential.rs (policy sets: modules, tests, and cases
 of input + regorus result) and, with PyPI's opa-golib-python-bindings:
   * evaluates data.honey.{allow,deny_reason,decision,requires} for every case and compares it
     with regorus (an OPA error or undefined `allow` must match a regorus error);

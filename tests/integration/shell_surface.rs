@@ -2,97 +2,30 @@
 //! signals, the scrubbed environment, denials, shims, scripts, stdin scripts, configuration
 //! errors, the trusted escape and the audit record.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use crate::setup::{text, Setup, BIN};
+use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
-
-/// A temporary configuration with a JSON-lines audit file and no syslog.
-struct Setup {
-    dir: tempfile::TempDir,
-}
-
-impl Setup {
-    fn new(extra: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let audit = dir.path().join("audit.jsonl");
-        // No policy at all (not even an installed /etc/guarded-sh/policies): these tests are
-        // about the shell surface and the built-in floor.
-        let config = format!(
-            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nenabled = false\n{extra}",
-            audit.display()
-        );
-        std::fs::write(dir.path().join("config.toml"), config).unwrap();
-        Setup { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn command(&self, program: &Path, args: &[&str]) -> Command {
-        let mut c = Command::new(program);
-        c.args(args)
-            .env("GUARDED_SH_CONFIG", self.path("config.toml"))
-            .env_remove("HONEY_RISK_DISABLE")
-            .env_remove("HONEY_POLICY_DIR");
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(Path::new(BIN), args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
-    fn run_with_stdin(&self, args: &[&str], input: &[u8]) -> Output {
-        let mut child = self
-            .command(Path::new(BIN), args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let data = input.to_vec();
-        let writer = std::thread::spawn(move || {
-            let _ = stdin.write_all(&data);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        out
-    }
-
-    fn audit_lines(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(self.path("audit.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// The shared setup with no policy at all (not even an installed /etc/guarded-sh/policies):
+/// these tests are about the shell surface and the built-in floor.
+fn setup(extra: &str) -> Setup {
+    Setup::with(&format!("[policy]\nenabled = false\n{extra}"))
 }
 
 #[test]
 fn exit_status_passes_through() {
-    let s = Setup::new("");
+    let s = setup("");
     for (cmd, code) in [("exit 3", 3), ("true", 0), ("false", 1), ("exit 255", 255)] {
-        assert_eq!(s.run(&["-c", cmd]).status.code(), Some(code), "{cmd}");
+        assert_eq!(s.output(&["-c", cmd]).status.code(), Some(code), "{cmd}");
     }
 }
 
 #[test]
 fn binary_stdin_round_trips_byte_for_byte() {
-    let s = Setup::new("");
+    let s = setup("");
     let data: Vec<u8> = (0..1_048_576u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    let out = s.run_with_stdin(&["-c", "cat"], &data);
+    let out = s.output_with_stdin(&["-c", "cat"], &data);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(out.stdout.len(), data.len());
     assert!(out.stdout == data, "stdout differs from stdin");
@@ -100,10 +33,10 @@ fn binary_stdin_round_trips_byte_for_byte() {
 
 #[test]
 fn denied_command_prints_one_stderr_line_nothing_on_stdout_and_does_not_run() {
-    let s = Setup::new("");
+    let s = setup("");
     let marker = s.path("ran");
     let cmd = format!("touch {}; rm -rf /", marker.display());
-    let out = s.run(&["-c", &cmd]);
+    let out = s.output(&["-c", &cmd]);
     assert_eq!(out.status.code(), Some(126));
     assert!(out.stdout.is_empty(), "stdout: {:?}", text(&out.stdout));
     let err = text(&out.stderr);
@@ -117,16 +50,16 @@ fn denied_command_prints_one_stderr_line_nothing_on_stdout_and_does_not_run() {
 
 #[test]
 fn sigpipe_is_default_in_the_real_shell() {
-    let s = Setup::new("");
-    let out = s.run(&["-c", "yes | head -1 >/dev/null; echo ${PIPESTATUS[0]}"]);
+    let s = setup("");
+    let out = s.output(&["-c", "yes | head -1 >/dev/null; echo ${PIPESTATUS[0]}"]);
     assert_eq!(text(&out.stdout).trim(), "141");
 }
 
 #[test]
 fn environment_is_scrubbed_but_otherwise_untouched() {
-    let s = Setup::new("");
+    let s = setup("");
     let out = s
-        .command(Path::new(BIN), &["-c", "echo \"[$BASH_ENV][$ENV][$FOO][$RUST_BACKTRACE][$-]\"; shopt -q extglob && echo extglob; env | grep -cE '^(SHELLOPTS|BASHOPTS)=' ; declare -F | grep -c evil || true"])
+        .command(&["-c", "echo \"[$BASH_ENV][$ENV][$FOO][$RUST_BACKTRACE][$-]\"; shopt -q extglob && echo extglob; env | grep -cE '^(SHELLOPTS|BASHOPTS)=' ; declare -F | grep -c evil || true"])
         .env("BASH_ENV", "/tmp/evil")
         .env("ENV", "/tmp/evil")
         .env("SHELLOPTS", "xtrace")
@@ -170,7 +103,7 @@ type EnvCase<'a> = (&'a str, &'a [&'a [u8]], &'a [&'a [u8]]);
 /// guarded-sh neutralises for itself. With something to scrub, exactly the scrubbed entries go.
 #[test]
 fn the_environment_passes_through_byte_for_byte() {
-    let s = Setup::new("");
+    let s = setup("");
     let plain: &[&[u8]] = &[
         b"PATH=/usr/bin:/bin",
         b"ZED=last-by-name-first-in-order",
@@ -245,12 +178,12 @@ fn the_environment_passes_through_byte_for_byte() {
 
 #[test]
 fn bashrc_is_not_sourced_behind_the_gate() {
-    let s = Setup::new("");
+    let s = setup("");
     let home = s.path("home");
     std::fs::create_dir(&home).unwrap();
     std::fs::write(home.join(".bashrc"), "echo SOURCED\n").unwrap();
     let out = s
-        .command(Path::new(BIN), &["-c", "echo run"])
+        .command(&["-c", "echo run"])
         .env("HOME", &home)
         .env("SSH_CLIENT", "127.0.0.1 1 22")
         .env("SHLVL", "0")
@@ -261,7 +194,7 @@ fn bashrc_is_not_sourced_behind_the_gate() {
 
 #[test]
 fn shims_dispatch_by_link_name() {
-    let s = Setup::new("");
+    let s = setup("");
     let cases = [
         ("sh", "/bin/dash"),
         ("bash", "/bin/bash"),
@@ -271,7 +204,7 @@ fn shims_dispatch_by_link_name() {
         let link = s.path(name);
         std::os::unix::fs::symlink(BIN, &link).unwrap();
         let out = s
-            .command(&link, &["-c", "readlink /proc/$$/exe; echo \"$0\""])
+            .command_for(&link, &["-c", "readlink /proc/$$/exe; echo \"$0\""])
             .output()
             .unwrap();
         let expected = std::fs::canonicalize(real).unwrap();
@@ -281,18 +214,18 @@ fn shims_dispatch_by_link_name() {
             "{name}: {}",
             text(&out.stderr)
         );
-        let denied = s.command(&link, &["-c", "rm -rf /"]).output().unwrap();
+        let denied = s.command_for(&link, &["-c", "rm -rf /"]).output().unwrap();
         assert_eq!(denied.status.code(), Some(126), "{name} shim must gate");
     }
 }
 
 #[test]
 fn scripts_are_gated_whole_and_run_as_gated() {
-    let s = Setup::new("");
+    let s = setup("");
     let marker = s.path("ran");
     let good = s.path("good.sh");
     std::fs::write(&good, "echo \"$0 $1\"\nexit 5\n").unwrap();
-    let out = s.run(&[good.to_str().unwrap(), "arg"]);
+    let out = s.output(&[good.to_str().unwrap(), "arg"]);
     assert_eq!(
         (out.status.code(), text(&out.stdout)),
         (Some(5), format!("{} arg\n", good.display()))
@@ -306,33 +239,33 @@ fn scripts_are_gated_whole_and_run_as_gated() {
         ),
     )
     .unwrap();
-    let out = s.run(&[bad.to_str().unwrap()]);
+    let out = s.output(&[bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(126));
     assert!(!marker.exists());
 }
 
 #[test]
 fn scripts_on_stdin_are_gated_before_any_of_them_runs() {
-    let s = Setup::new("");
+    let s = setup("");
     let marker = s.path("ran");
-    let out = s.run_with_stdin(&[], b"echo one\nexit 4\n");
+    let out = s.output_with_stdin(&[], b"echo one\nexit 4\n");
     assert_eq!(
         (out.status.code(), text(&out.stdout)),
         (Some(4), "one\n".to_string())
     );
     let script = format!("touch {}\nmkfs.ext4 /dev/sdz9\n", marker.display());
-    let out = s.run_with_stdin(&[], script.as_bytes());
+    let out = s.output_with_stdin(&[], script.as_bytes());
     assert_eq!(out.status.code(), Some(126));
     assert!(!marker.exists());
 }
 
 #[test]
 fn oversized_stdin_script_is_denied() {
-    let s = Setup::new("[interactive]\nmax_stdin_bytes = 1000\n");
+    let s = setup("[interactive]\nmax_stdin_bytes = 1000\n");
     let marker = s.path("ran");
     let mut script = format!("touch {}\n", marker.display());
     script.push_str(&"# padding\n".repeat(200));
-    let out = s.run_with_stdin(&[], script.as_bytes());
+    let out = s.output_with_stdin(&[], script.as_bytes());
     assert_eq!(out.status.code(), Some(126));
     assert!(
         text(&out.stderr).contains("too large"),
@@ -344,7 +277,7 @@ fn oversized_stdin_script_is_denied() {
 
 #[test]
 fn bad_input_is_a_usage_error_and_runs_nothing() {
-    let s = Setup::new("");
+    let s = setup("");
     let marker = s.path("ran");
     let touch = format!("touch {}", marker.display());
     let table: &[&[&str]] = &[
@@ -354,7 +287,7 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
         &["-o"],
     ];
     for args in table {
-        let out = s.run(args);
+        let out = s.output(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
         assert!(
@@ -368,14 +301,14 @@ fn bad_input_is_a_usage_error_and_runs_nothing() {
 
 #[test]
 fn malformed_configuration_names_the_line_and_runs_nothing() {
-    let s = Setup::new("");
+    let s = setup("");
     std::fs::write(
         s.path("config.toml"),
         "[shells]\ndefault = \"/bin/bash\"\nsh = [\n",
     )
     .unwrap();
     let marker = s.path("ran");
-    let out = s.run(&["-c", &format!("touch {}", marker.display())]);
+    let out = s.output(&["-c", &format!("touch {}", marker.display())]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
@@ -387,8 +320,8 @@ fn malformed_configuration_names_the_line_and_runs_nothing() {
 
 #[test]
 fn missing_real_shell_is_an_error_not_a_fallback() {
-    let s = Setup::new("[shells]\ndefault = \"/nonexistent/bash\"\n");
-    let out = s.run(&["-c", "true"]);
+    let s = setup("[shells]\ndefault = \"/nonexistent/bash\"\n");
+    let out = s.output(&["-c", "true"]);
     assert_eq!(out.status.code(), Some(126));
     assert!(
         text(&out.stderr).contains("cannot run /nonexistent/bash"),
@@ -400,18 +333,18 @@ fn missing_real_shell_is_an_error_not_a_fallback() {
 #[test]
 fn trusted_escape_is_honoured_audited_and_can_be_refused() {
     let critical = "rm -rf \"$GSH_TEST_UNSET_VARIABLE\" 2>/dev/null; echo escaped";
-    let s = Setup::new("");
+    let s = setup("");
     let out = s
-        .command(Path::new(BIN), &["-c", critical])
+        .command(&["-c", critical])
         .env("HONEY_RISK_DISABLE", "1")
         .output()
         .unwrap();
     assert_eq!(text(&out.stdout), "escaped\n", "{}", text(&out.stderr));
-    let records = s.audit_lines();
+    let records = s.audit();
     assert_eq!(records.last().unwrap()["verdict"], "escape");
     for value in ["0", "false", ""] {
         let out = s
-            .command(Path::new(BIN), &["-c", critical])
+            .command(&["-c", critical])
             .env("HONEY_RISK_DISABLE", value)
             .output()
             .unwrap();
@@ -421,9 +354,9 @@ fn trusted_escape_is_honoured_audited_and_can_be_refused() {
             "HONEY_RISK_DISABLE={value:?} must not escape"
         );
     }
-    let refused = Setup::new("[escape]\nallow = false\n");
+    let refused = setup("[escape]\nallow = false\n");
     let out = refused
-        .command(Path::new(BIN), &["-c", critical])
+        .command(&["-c", critical])
         .env("HONEY_RISK_DISABLE", "1")
         .output()
         .unwrap();
@@ -432,10 +365,10 @@ fn trusted_escape_is_honoured_audited_and_can_be_refused() {
 
 #[test]
 fn every_decision_is_audited_before_exec() {
-    let s = Setup::new("");
-    s.run(&["-c", "echo allowed"]);
-    s.run(&["-c", "rm -rf /"]);
-    let records = s.audit_lines();
+    let s = setup("");
+    s.output(&["-c", "echo allowed"]);
+    s.output(&["-c", "rm -rf /"]);
+    let records = s.audit();
     assert_eq!(records.len(), 2);
     let keys = [
         "time",
@@ -481,13 +414,12 @@ fn every_decision_is_audited_before_exec() {
 
 #[test]
 fn required_audit_denies_when_no_sink_records() {
-    let s = Setup::new("");
-    let config = format!(
-        "[audit]\nsyslog = false\nrequired = true\nfile = \"{}/missing-dir/audit.jsonl\"\n",
-        s.dir.path().display()
+    let s = setup("");
+    s.config(
+        "config.toml",
+        "[audit]\nsyslog = false\nrequired = true\nfile = \"{dir}/missing-dir/audit.jsonl\"\n",
     );
-    std::fs::write(s.path("config.toml"), config).unwrap();
-    let out = s.run(&["-c", "echo should-not-run"]);
+    let out = s.output(&["-c", "echo should-not-run"]);
     assert_eq!(out.status.code(), Some(126));
     assert!(out.stdout.is_empty());
 }

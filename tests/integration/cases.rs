@@ -7,6 +7,7 @@
 //! `verdict` is `allow|deny`. In the command, `\n` is a newline, `\t` a tab and `\\` a
 //! backslash (other backslashes stay as written). `#` starts a comment line.
 
+use crate::setup::unescape;
 use guarded_sh::decision::{builtin, Mode};
 use guarded_sh::parse::{analyse, Limits};
 use guarded_sh::signals::{detect, max_severity};
@@ -21,33 +22,6 @@ struct Case {
     max: String,
     verdict: String,
     xfail: Option<String>,
-}
-
-fn unescape(field: &str) -> String {
-    let mut out = String::new();
-    let mut chars = field.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.peek() {
-                Some('n') => {
-                    chars.next();
-                    out.push('\n');
-                }
-                Some('t') => {
-                    chars.next();
-                    out.push('\t');
-                }
-                Some('\\') => {
-                    chars.next();
-                    out.push('\\');
-                }
-                _ => out.push(c),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn load() -> Vec<Case> {

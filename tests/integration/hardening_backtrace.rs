@@ -12,9 +12,7 @@
 //! regorus's errors do capture in this build unless `disable_backtrace_capture` is called, which
 //! turns capture off while leaving the environment as it was.
 
-mod hardening_support;
-
-use hardening_support::{run, Setup, REPO};
+use crate::setup::{run, Setup, REPO};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -60,12 +58,13 @@ fn many_policies(s: &Setup) -> PathBuf {
 /// `backtrace` or unset, and whether the check allowed (so that a gate failing early, on anything,
 /// cannot make the counts agree).
 fn instructions(s: &Setup, dir: &Path, backtrace: Option<&str>) -> (u64, bool) {
+    let _exclusive = crate::setup::exclusive();
     let log = s.path("callgrind.log");
     let mut c = Command::new("valgrind");
     c.arg("--tool=callgrind")
         .arg("--callgrind-out-file=/dev/null")
         .arg(format!("--log-file={}", log.display()))
-        .arg(hardening_support::BIN)
+        .arg(crate::setup::BIN)
         .args(["--check", "ls", "--policy-dir", dir.to_str().unwrap()]);
     s.configure(&mut c);
     c.env_remove("RUST_BACKTRACE")
@@ -192,10 +191,15 @@ fn backtrace_capture_off_environment_unchanged() {
     ];
     for &(rust, lib, disable, expect) in cases {
         let mut c = std::process::Command::new(std::env::current_exe().unwrap());
-        c.args(["--ignored", "--exact", "backtrace_child", "--nocapture"])
-            .env_remove("RUST_BACKTRACE")
-            .env_remove("RUST_LIB_BACKTRACE")
-            .env_remove("GSH_CHILD_DISABLE");
+        c.args([
+            "--ignored",
+            "--exact",
+            "hardening_backtrace::backtrace_child",
+            "--nocapture",
+        ])
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .env_remove("GSH_CHILD_DISABLE");
         if let Some(v) = rust {
             c.env("RUST_BACKTRACE", v);
         }

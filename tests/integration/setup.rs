@@ -1,12 +1,19 @@
-//! Shared helpers for the `hardening_*` integration tests: a temporary configuration, running the
-//! built binary with a hang guard (the whole process group is killed at the deadline) and its
-//! peak memory measured through GNU time (`/usr/bin/time -f %M`) when that is installed.
-#![allow(dead_code)]
+//! The one shared setup for the integration tests: a temporary directory with a configuration
+//! that keeps every run inside it ([`Setup`]), the built binary, running it (plainly, with stdin,
+//! or with a hang guard and its peak memory measured through GNU time, [`run`]), reading its
+//! audit records, and reading the tables under `tests/` ([`table`], [`unescape`]).
+//!
+//! A configuration written through [`Setup`] gets what the host's defaults would otherwise point
+//! outside the temporary directory, unless the test names its own: no system log
+//! (`audit.syslog = false`), no system policy cache (`policy.cache_dir`, by default
+//! `/var/cache/guarded-sh`, which a run writes when it exists) and no system approvals directory
+//! (`approval.dir`). Both directories are left absent, so the cache is off as on a host without
+//! guarded-sh installed.
 
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
@@ -15,18 +22,36 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// The default audit section: no syslog, a JSON-lines file in the test directory.
 pub const AUDIT_FILE: &str = "[audit]\nsyslog = false\nfile = \"{dir}/audit.jsonl\"\n";
 
+/// A policy that denies any command that runs `forbidden_tool` and allows the rest.
+pub const FORBIDDEN_TOOL: &str = r#"package honey
+import rego.v1
+default allow := false
+default deny_reason := ""
+default decision := "allow"
+allow if not "forbidden_tool" in input.command.detected.commands
+deny_reason := "forbidden_tool is not allowed here" if not allow
+"#;
+
 /// A temporary directory holding `config.toml` and whatever a test writes next to it.
 pub struct Setup {
     pub dir: tempfile::TempDir,
 }
 
 impl Setup {
-    /// `config` with `{dir}` replaced by the temporary directory.
+    /// `config` with `{dir}` replaced by the temporary directory, kept inside it (see the module
+    /// documentation).
     pub fn new(config: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let s = Setup { dir };
-        s.write("config.toml", &s.expand(config));
+        s.config("config.toml", config);
         s
+    }
+
+    /// Writes the configuration file `name`: `text` with `{dir}` expanded and the host's
+    /// defaults kept inside the temporary directory. A test that needs a configuration exactly
+    /// as written (a malformed one) uses [`Setup::write`].
+    pub fn config(&self, name: &str, text: &str) -> PathBuf {
+        self.write(name, &contained(&self.expand(text), self.dir.path()))
     }
 
     /// The default audit section plus `extra`.
@@ -59,10 +84,28 @@ impl Setup {
         c
     }
 
+    /// A command for `program` (the binary through a link, say) like [`Setup::command`].
+    pub fn command_for(&self, program: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args);
+        self.configure(&mut c);
+        c
+    }
+
     pub fn configure(&self, c: &mut Command) {
         c.env("GUARDED_SH_CONFIG", self.path("config.toml"))
             .env_remove("HONEY_RISK_DISABLE")
             .env_remove("HONEY_POLICY_DIR");
+    }
+
+    /// Runs the binary with `args` and stdin from `/dev/null`.
+    pub fn output(&self, args: &[&str]) -> Output {
+        self.command(args).stdin(Stdio::null()).output().unwrap()
+    }
+
+    /// Runs the binary with `args` and `input` on stdin (written while the output is read).
+    pub fn output_with_stdin(&self, args: &[&str], input: &[u8]) -> Output {
+        output_with_stdin(self.command(args), input)
     }
 
     /// Every audit record, parsed (a line that does not parse fails the test).
@@ -73,6 +116,92 @@ impl Setup {
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("audit line {l:?}: {e}")))
             .collect()
     }
+}
+
+/// `config` with what the host's defaults point outside `dir` pointed inside it, unless set.
+fn contained(config: &str, dir: &Path) -> String {
+    let mut table: toml::Table = config
+        .parse()
+        .unwrap_or_else(|e| panic!("test configuration does not parse: {e}\n{config}"));
+    let inside = |name: &str| toml::Value::from(dir.join(name).display().to_string());
+    for (section, key, value) in [
+        ("audit", "syslog", toml::Value::from(false)),
+        ("policy", "cache_dir", inside("no-policy-cache")),
+        ("approval", "dir", inside("no-approvals")),
+    ] {
+        let entry = table
+            .entry(section)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if let toml::Value::Table(t) = entry {
+            t.entry(key).or_insert(value);
+        }
+    }
+    toml::to_string(&table).unwrap()
+}
+
+/// Runs `cmd` with piped stdio and `input` on stdin, written from a thread while the output is
+/// read (so a large input cannot deadlock against a full stdout pipe).
+pub fn output_with_stdin(mut cmd: Command, input: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// Bytes as text, lossily (for messages and comparisons).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The rows of the table `tests/NAME`: (line number, tab-separated fields), without blank lines
+/// and `#` comment lines.
+pub fn table(name: &str) -> Vec<(usize, Vec<String>)> {
+    let path = Path::new(REPO).join("tests").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| (i + 1, l.split('\t').map(str::to_string).collect()))
+        .collect()
+}
+
+/// A table field's escapes: `\n` is a newline, `\t` a tab and `\\` a backslash; other
+/// backslashes stay as written.
+pub fn unescape(field: &str) -> String {
+    let mut out = String::new();
+    let mut chars = field.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('n') => {
+                    chars.next();
+                    out.push('\n');
+                }
+                Some('t') => {
+                    chars.next();
+                    out.push('\t');
+                }
+                Some('\\') => {
+                    chars.next();
+                    out.push('\\');
+                }
+                _ => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// How one run ended.
@@ -92,6 +221,15 @@ impl Run {
     pub fn stdout_text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
+}
+
+/// Held by the tests that bound wall-clock time and by those that load the machine (200
+/// processes at once, valgrind), so that in the one test binary a bound is not measured beside
+/// such a load (each was its own test binary, run one after another, before).
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// GNU time, when installed.

@@ -5,14 +5,13 @@
 //! asks the model at all.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use crate::setup::text;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
 
 #[derive(Clone, Copy, Debug)]
 enum Model {
@@ -108,28 +107,22 @@ fn serve(stream: TcpStream, model: Model, seen: &Mutex<Vec<(String, String)>>) {
     let _ = stream.write_all(response.as_bytes());
 }
 
+/// The shared setup with target `prod-1` and a short advisory timeout.
 struct Setup {
-    tmp: tempfile::TempDir,
+    base: crate::setup::Setup,
 }
 
 impl Setup {
     fn new() -> Setup {
-        let tmp = tempfile::tempdir().unwrap();
-        let config = format!(
-            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nallow_env_dir = false\n[target]\nname = \"prod-1\"\n[advisory]\ntimeout_ms = 500\n",
-            tmp.path().join("audit.jsonl").display()
+        let base = crate::setup::Setup::with(
+            "[policy]\nallow_env_dir = false\n[target]\nname = \"prod-1\"\n[advisory]\ntimeout_ms = 500\n",
         );
-        std::fs::write(tmp.path().join("config.toml"), config).unwrap();
-        Setup { tmp }
+        Setup { base }
     }
 
     fn run(&self, args: &[&str], llm: Option<&str>, stdin: &[u8]) -> (Output, Duration) {
-        let mut c = Command::new(BIN);
-        c.args(args)
-            .env("GUARDED_SH_CONFIG", self.tmp.path().join("config.toml"))
-            .env_remove("HONEY_RISK_DISABLE")
-            .env_remove("HONEY_POLICY_DIR")
-            .env_remove("OPENAI_API_KEY")
+        let mut c = self.base.command(args);
+        c.env_remove("OPENAI_API_KEY")
             .env("OPENAI_MODEL", "test-model")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -144,10 +137,6 @@ impl Setup {
         let out = child.wait_with_output().unwrap();
         (out, started.elapsed())
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn policy() -> String {
@@ -322,10 +311,9 @@ fn unreachable_or_unset_endpoint_is_unavailable() {
     }
     for off in ["0", "false", ""] {
         let server = Server::start(Model::Good);
-        let mut c = Command::new(BIN);
-        let out = c
-            .args(["--check", "ls"])
-            .env("GUARDED_SH_CONFIG", s.tmp.path().join("config.toml"))
+        let out = s
+            .base
+            .command(&["--check", "ls"])
             .env("HONEY_RISK_LLM", off)
             .env("OPENAI_BASE_URL", server.url())
             .output()

@@ -4,10 +4,8 @@
 //! once (200 parseable lines, 200 distinct decision ids, verdicts matching the exit statuses), and
 //! the cache must end up as exactly one valid program that a later run hits and decides with.
 
-mod hardening_support;
-
+use crate::setup::{Setup, BIN, REPO};
 use guarded_sh::policy::engine::{self, CacheMode, CacheStatus};
-use hardening_support::{Setup, BIN, REPO};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -34,6 +32,7 @@ struct Outcome {
 }
 
 fn run_two_hundred() -> Outcome {
+    let _exclusive = crate::setup::exclusive();
     let policies = Path::new(REPO).join("policies");
     let s = Setup::with(&format!(
         "[policy]\ndir = \"{}\"\ncache_dir = \"{{dir}}/cache\"\nallow_env_dir = false\n[target]\nenv = \"prod\"\n",

@@ -3,6 +3,10 @@
 //! and say so when skipped), expiry, a changed command, a different host, self-approval (at the
 //! command and on disk), a policy that still denies an approved command, audit records, and no
 //! prompt without a terminal. The terminal confirmation is in `approval_tty.rs`.
+//!
+//! The users and the group stay on the host, so `cargo test` does not run these (they are
+//! ignored); `tests/run.sh`, which modifies the host, runs them as root with
+//! `cargo test --test integration approval_flow:: -- --ignored`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::os::unix::fs::PermissionsExt;
@@ -138,10 +142,11 @@ impl Setup {
     fn config(&self, name: &str, target: &str, ttl: u64) {
         let p = self.dir.path();
         let text = format!(
-            "[audit]\nsyslog = false\nfile = \"{audit}\"\n[policy]\ndir = \"{policy}\"\nallow_env_dir = false\n\
+            "[audit]\nsyslog = false\nfile = \"{audit}\"\n[policy]\ndir = \"{policy}\"\nallow_env_dir = false\ncache_dir = \"{cache}\"\n\
              [target]\nname = \"{target}\"\n[approval]\ngroup = \"{GROUP}\"\nttl_seconds = {ttl}\ndir = \"{approvals}\"\n",
             audit = p.join("audit.jsonl").display(),
             policy = p.join("policy").display(),
+            cache = p.join("no-policy-cache").display(),
             approvals = p.join("approvals").display(),
         );
         std::fs::write(p.join(name), text).unwrap();
@@ -233,6 +238,7 @@ fn held(out: &Output) -> String {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn second_person_approves_and_the_requester_runs_it() {
     if !root() {
         return;
@@ -299,6 +305,7 @@ fn second_person_approves_and_the_requester_runs_it() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn approvals_are_bound_to_command_host_and_requester() {
     if !root() {
         return;
@@ -330,6 +337,7 @@ fn approvals_are_bound_to_command_host_and_requester() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn approvals_expire() {
     if !root() {
         return;
@@ -359,6 +367,7 @@ fn approvals_expire() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn self_approval_is_refused_at_the_command_and_on_disk() {
     if !root() {
         return;
@@ -431,6 +440,7 @@ fn self_approval_is_refused_at_the_command_and_on_disk() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn approver_must_confirm_and_the_requester_cannot_write_grants() {
     if !root() {
         return;
@@ -465,6 +475,7 @@ fn approver_must_confirm_and_the_requester_cannot_write_grants() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn a_policy_can_still_deny_an_approved_command() {
     if !root() {
         return;
@@ -483,6 +494,7 @@ fn a_policy_can_still_deny_an_approved_command() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn no_prompt_without_a_terminal_and_no_group_means_a_plain_denial() {
     if !root() {
         return;
@@ -514,6 +526,7 @@ fn no_prompt_without_a_terminal_and_no_group_means_a_plain_denial() {
 }
 
 #[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
 fn approvers_can_list_pending_requests() {
     if !root() {
         return;

@@ -4,65 +4,44 @@
 //! surface, which gates the same script whole.
 //!
 //! After an intended change of output, regenerate with `GUARDED_SH_UPDATE_SNAPSHOTS=1 cargo test
-//! --test review_check_file` and review the diff.
+//! --test integration review_check_file` and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
+use crate::setup::{output_with_stdin, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review")
 }
 
-/// A configuration with no audit sink noise and no policy unless one is passed.
+/// The shared setup with no policy unless one is passed, target `prod-1`; the binary runs in
+/// `tests/review`.
 struct Setup {
-    tmp: tempfile::TempDir,
+    base: crate::setup::Setup,
 }
 
 impl Setup {
     fn new(policy: Option<&Path>) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
         // No policy means none at all: not even an installed /etc/guarded-sh/policies.
         let policy = policy.map_or("enabled = false\n".to_string(), |p| {
             format!("dir = \"{}\"\n", p.display())
         });
-        let config = format!(
-            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\n{policy}allow_env_dir = false\n[target]\nname = \"prod-1\"\n",
-            tmp.path().join("audit.jsonl").display()
-        );
-        std::fs::write(tmp.path().join("config.toml"), config).unwrap();
-        Setup { tmp }
+        let base = crate::setup::Setup::with(&format!(
+            "[policy]\n{policy}allow_env_dir = false\n[target]\nname = \"prod-1\"\n"
+        ));
+        Setup { base }
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(BIN);
-        c.args(args)
-            .current_dir(dir())
-            .env("GUARDED_SH_CONFIG", self.tmp.path().join("config.toml"))
-            .env_remove("HONEY_RISK_DISABLE")
-            .env_remove("HONEY_POLICY_DIR")
-            .env_remove("HONEY_RISK_LLM");
+        let mut c = self.base.command(args);
+        c.current_dir(dir()).env_remove("HONEY_RISK_LLM");
         c
     }
 
     fn run(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        child.wait_with_output().unwrap()
+        output_with_stdin(self.command(args), stdin)
     }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn update() -> bool {
@@ -278,7 +257,7 @@ fn the_shell_surface_gates_scripts_as_their_steps_say() {
     let policy = dir().join("policy");
     let s = Setup::new(Some(&policy));
     for (name, script) in AGREEMENT {
-        let file = s.tmp.path().join(format!("{name}.sh"));
+        let file = s.base.dir.path().join(format!("{name}.sh"));
         std::fs::write(&file, script).unwrap();
         let review = s.run(&["--check-file", file.to_str().unwrap()], b"");
         let shell = s
@@ -329,7 +308,7 @@ fn shellcheck_findings_or_skipped() {
         .unwrap();
     let without = s
         .command(&["--check", "echo $1", "--shellcheck"])
-        .env("PATH", s.tmp.path())
+        .env("PATH", s.base.dir.path())
         .output()
         .unwrap();
     assert!(

@@ -1,5 +1,5 @@
 //! Property tests for the hardening invariants (generated command lines in general are covered
-//! by tests/robustness.rs; these target adversarial bytes and the security properties):
+//! by tests/integration/robustness.rs; these target adversarial bytes and the security properties):
 //! - analysis never panics on arbitrary bytes — NUL, control characters, invalid UTF-8 (converted
 //!   lossily, as the shell surface does) — and every crossed bound raises a critical signal;
 //! - a critical command followed by garbage is still critical (a later parse error hides nothing);

@@ -2,25 +2,20 @@
 //! wire protocol (nonce echoed, `guard` flag, malformed requests), `exit` always allowed,
 //! critical commands and tampering denied, every decision audited with mode `interactive`.
 
+use crate::setup::Setup;
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-fn config(dir: &std::path::Path) -> std::path::PathBuf {
-    let path = dir.join("config.toml");
-    let text = format!(
-        "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\ncache_dir = \"{}\"\n",
-        dir.join("audit.jsonl").display(),
-        dir.join("no-cache").display()
-    );
-    std::fs::write(&path, text).unwrap();
-    path
+/// The shared setup (policy cache in the temporary directory, which stays absent).
+fn setup() -> Setup {
+    Setup::with("[policy]\ncache_dir = \"{dir}/no-cache\"\n")
 }
 
-fn serve(requests: &[u8]) -> (Vec<String>, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_guarded-sh"))
-        .arg("--serve")
-        .env("GUARDED_SH_CONFIG", config(dir.path()))
+/// Runs `--serve` with `requests` on stdin: the reply lines and the audit file's text.
+pub(crate) fn serve(requests: &[u8]) -> (Vec<String>, String) {
+    let s = setup();
+    let mut child = s
+        .command(&["--serve"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -34,7 +29,7 @@ fn serve(requests: &[u8]) -> (Vec<String>, String) {
         .lines()
         .map(str::to_string)
         .collect();
-    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap_or_default();
+    let audit = std::fs::read_to_string(s.path("audit.jsonl")).unwrap_or_default();
     (replies, audit)
 }
 
@@ -77,20 +72,13 @@ fn server_exits_when_the_session_closes() {
 
 #[test]
 fn hook_check_fallback() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = |text: &str| {
-        Command::new(env!("CARGO_BIN_EXE_guarded-sh"))
-            .args(["--hook-check", text])
-            .env("GUARDED_SH_CONFIG", config(dir.path()))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
+    let s = setup();
+    let run = |text: &str| s.output(&["--hook-check", text]);
     let denied = run("rm -rf /");
     assert_eq!(denied.status.code(), Some(126));
     assert!(String::from_utf8_lossy(&denied.stderr).starts_with("guarded-sh: denied: "));
     assert_eq!(run("exit").status.code(), Some(0));
-    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    let audit = std::fs::read_to_string(s.path("audit.jsonl")).unwrap();
     assert!(
         audit.lines().all(|l| l.contains("\"mode\":\"hook\"")),
         "{audit}"

@@ -4,24 +4,12 @@
 //! in a defined verdict with an audit record or a stderr line; `audit.required` denies when no
 //! audit sink took the record; a panic never lets the command run.
 
-mod hardening_support;
-
+use crate::setup::{exists, run, Setup, AUDIT_FILE, FORBIDDEN_TOOL as POLICY};
 use guarded_sh::policy::engine::{self, CacheMode, CacheStatus};
-use hardening_support::{exists, run, Setup, AUDIT_FILE};
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
-
-/// Denies any command that runs `forbidden_tool`; allows the rest.
-const POLICY: &str = r#"package honey
-import rego.v1
-default allow := false
-default deny_reason := ""
-default decision := "allow"
-allow if not "forbidden_tool" in input.command.detected.commands
-deny_reason := "forbidden_tool is not allowed here" if not allow
-"#;
 
 const LIMIT: Duration = Duration::from_secs(30);
 

@@ -5,11 +5,9 @@
 //! files root-owned work. The review surface (`--check --policy-dir DIR`) may read the user's own
 //! directory. These tests switch users, so they need root; as anyone else they skip, saying so.
 
-mod hardening_support;
-
+use crate::setup::{is_root, run, Run, Setup, BIN, FORBIDDEN_TOOL as POLICY};
 use guarded_sh::policy::cache;
 use guarded_sh::policy::engine::{self, CacheMode};
-use hardening_support::{is_root, run, Run, Setup, BIN};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,16 +15,6 @@ use std::time::Duration;
 
 const NOBODY: u32 = 65534;
 const GROUP: u32 = 65534;
-
-/// Denies any command that runs `forbidden_tool`; allows the rest.
-const POLICY: &str = r#"package honey
-import rego.v1
-default allow := false
-default deny_reason := ""
-default decision := "allow"
-allow if not "forbidden_tool" in input.command.detected.commands
-deny_reason := "forbidden_tool is not allowed here" if not allow
-"#;
 
 fn skip() -> bool {
     if !is_root() {
@@ -39,9 +27,7 @@ fn skip() -> bool {
 /// A root-owned, world-readable setup with a world-writable audit file (so the unprivileged run
 /// can record) and `config` as its configuration.
 fn setup(config: &str) -> Setup {
-    let s = Setup::new(&format!(
-        "[audit]\nsyslog = false\nfile = \"{{dir}}/audit.jsonl\"\n{config}"
-    ));
+    let s = Setup::with(config);
     std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     s.write("audit.jsonl", "");
     std::fs::set_permissions(
@@ -325,15 +311,12 @@ fn host_vars_file_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;
     }
-    // A policy of the test's own (an installed /etc/guarded-sh/policies must not be needed):
-    // the host vars only matter where a policy decides.
+    // With a policy to feed: without one, nothing reads the host vars (the test passed only on
+    // a host with /etc/guarded-sh/policies installed).
     let s = setup(
         "[policy]\ndir = \"{dir}/policies\"\n[target]\nhost_vars_file = \"{dir}/hostvars.json\"\n",
     );
-    s.write(
-        "policies/allow.rego",
-        "package honey\n\ndefault allow := true\n",
-    );
+    policy_dir(&s, "policies");
     s.write("hostvars.json", "{\"tier\": \"dev\"}");
     give_to_nobody(&s.path("hostvars.json"));
     let r = as_nobody(&s, &["-c", "echo ran"], &[]);

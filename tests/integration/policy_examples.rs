@@ -22,6 +22,13 @@ struct Case {
     denial: &'static str,
 }
 
+impl Case {
+    /// The command, with `{tmp}` (where a command that runs may write) the test's directory.
+    fn command(&self, tmp: &Path) -> String {
+        self.command.replace("{tmp}", &tmp.display().to_string())
+    }
+}
+
 const CASES: &[Case] = &[
     Case {
         examples: &["prod_guard"],
@@ -165,7 +172,7 @@ const CASES: &[Case] = &[
     },
     Case {
         examples: &["autonomy_tiers"],
-        command: "touch /tmp/gsh-autonomy",
+        command: "touch {tmp}/gsh-autonomy",
         env: "",
         host_vars: &[("autonomy", "read-only")],
         check: 1,
@@ -175,7 +182,7 @@ const CASES: &[Case] = &[
     },
     Case {
         examples: &["autonomy_tiers"],
-        command: "touch /tmp/gsh-autonomy",
+        command: "touch {tmp}/gsh-autonomy",
         env: "",
         host_vars: &[("autonomy", "supervised")],
         check: 3,
@@ -185,7 +192,7 @@ const CASES: &[Case] = &[
     },
     Case {
         examples: &["autonomy_tiers"],
-        command: "touch /tmp/gsh-autonomy",
+        command: "touch {tmp}/gsh-autonomy",
         env: "",
         host_vars: &[("autonomy", "full")],
         check: 0,
@@ -236,15 +243,16 @@ fn every_example_end_to_end() {
     let mut failures = Vec::new();
     for (i, case) in CASES.iter().enumerate() {
         let dir = policy_dir(tmp.path(), case);
+        let command = case.command(tmp.path());
         let label = format!(
             "#{i} {:?} `{}` env={:?} vars={:?}",
-            case.examples, case.command, case.env, case.host_vars
+            case.examples, command, case.env, case.host_vars
         );
 
         // The review surface: a dry run, with the target context on the command line.
         let mut check = Command::new(BIN);
         check
-            .args(["--check", case.command, "--policy-dir"])
+            .args(["--check", &command, "--policy-dir"])
             .arg(&dir)
             .args(["--env", case.env, "--target", "web-1"]);
         for (k, v) in case.host_vars {
@@ -280,7 +288,7 @@ fn every_example_end_to_end() {
         )
         .unwrap();
         let out = run(Command::new(BIN)
-            .args(["-c", case.command])
+            .args(["-c", &command])
             .env("GUARDED_SH_CONFIG", &config));
         let stderr = String::from_utf8_lossy(&out.stderr);
         let denied = out.status.code() == Some(126) && stderr.starts_with("guarded-sh: denied: ");

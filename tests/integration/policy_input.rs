@@ -1,6 +1,6 @@
 //! Pins the policy input (schema version 1) by snapshot: every key of the reference engine's
 //! `command_exec` shape plus guarded-sh's additions, for a fixed command and context.
-//! After an intended change: `GUARDED_SH_UPDATE_SNAPSHOTS=1 cargo test --test policy_input`.
+//! After an intended change: `GUARDED_SH_UPDATE_SNAPSHOTS=1 cargo test --test integration policy_input`.
 
 use guarded_sh::config::Config;
 use guarded_sh::context::Context;

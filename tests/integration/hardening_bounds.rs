@@ -7,9 +7,7 @@
 //! The time bound is for a debug build on a loaded 2-core machine; memory is peak RSS from GNU
 //! time (not asserted when `/usr/bin/time` is missing). Measured values: docs/hardening.md.
 
-mod hardening_support;
-
-use hardening_support::{run, Run, Setup};
+use crate::setup::{run, Run, Setup};
 use std::time::Duration;
 
 const KIB: usize = 1024;
@@ -73,6 +71,7 @@ fn heredoc_of(line: &str, bytes: usize) -> String {
 }
 
 fn check(case: &Case) -> Run {
+    let _exclusive = crate::setup::exclusive();
     let s = Setup::with(case.config);
     let mut args: Vec<String> = Vec::new();
     let mut stdin: &[u8] = &[];

@@ -4,12 +4,11 @@
 //! turns it off or when stderr is not a terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use crate::setup::BIN;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
 
 const POLICY: &str = r#"package honey
 import rego.v1
@@ -23,29 +22,25 @@ decision := "require_approval" if {
 }
 "#;
 
+/// The shared setup with the policy above, target `web-1`, and `approval` as the `[approval]`
+/// section.
 struct Setup {
-    dir: tempfile::TempDir,
+    base: crate::setup::Setup,
 }
 
 impl Setup {
     fn new(approval: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path();
-        std::fs::create_dir(p.join("policy")).unwrap();
-        std::fs::write(p.join("policy/approval.rego"), POLICY).unwrap();
-        let config = format!(
-            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\ndir = \"{}\"\nallow_env_dir = false\n[target]\nname = \"web-1\"\n[approval]\n{approval}\n",
-            p.join("audit.jsonl").display(),
-            p.join("policy").display()
-        );
-        std::fs::write(p.join("config.toml"), config).unwrap();
-        Setup { dir }
+        let base = crate::setup::Setup::with(&format!(
+            "[policy]\ndir = \"{{dir}}/policy\"\nallow_env_dir = false\n[target]\nname = \"web-1\"\n[approval]\n{approval}\n"
+        ));
+        base.write("policy/approval.rego", POLICY);
+        Setup { base }
     }
 
     fn command(&self) -> String {
         format!(
             "rm -rf {}/scratch && echo ran-it",
-            self.dir.path().display()
+            self.base.dir.path().display()
         )
     }
 
@@ -54,11 +49,10 @@ impl Setup {
     fn run_on_tty(&self, answer: Option<&str>, stderr_tty: bool) -> (Option<i32>, String) {
         let pty = nix::pty::openpty(None, None).unwrap();
         let slave = || Stdio::from(pty.slave.try_clone().unwrap());
-        let mut child = Command::new("setsid")
-            .args(["-c", "-w", BIN, "-c", &self.command()])
-            .env("GUARDED_SH_CONFIG", self.dir.path().join("config.toml"))
-            .env_remove("HONEY_RISK_DISABLE")
-            .env_remove("HONEY_POLICY_DIR")
+        let mut c = Command::new("setsid");
+        c.args(["-c", "-w", BIN, "-c", &self.command()]);
+        self.base.configure(&mut c);
+        let mut child = c
             .stdin(slave())
             .stdout(slave())
             .stderr(if stderr_tty { slave() } else { Stdio::piped() })
@@ -113,10 +107,9 @@ impl Setup {
     }
 
     fn verdicts(&self) -> Vec<(String, String)> {
-        std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        self.base
+            .audit()
+            .iter()
             .map(|r| {
                 (
                     r["verdict"].as_str().unwrap().to_string(),

@@ -1,0 +1,39 @@
+//! The integration tests: one test binary (ripgrep's layout), one module per area, all running
+//! against the library or the built binary. `setup` is the one shared helper: a temporary
+//! directory with a configuration that keeps every run inside it, the binary, running it, and
+//! reading its audit records. The case tables these modules read are data files under `tests/`.
+//!
+//! `cargo test` changes nothing outside its temporary directories. What needs the host (creating
+//! users, installing, a real sshd) is root-only and runs from `tests/run.sh`: see `approval_flow`.
+
+mod setup;
+
+mod advisory_model;
+mod approval_flow;
+mod approval_tty;
+mod cases;
+mod classes;
+mod hardening_backtrace;
+mod hardening_bounds;
+mod hardening_concurrency;
+mod hardening_faults;
+mod hardening_properties;
+mod hardening_trust;
+mod hook_rules;
+mod interactive_server;
+mod interp_robustness;
+mod interp_scripts;
+mod parse_ir;
+mod parse_limits;
+mod parse_plain;
+mod policy_cache;
+mod policy_differential;
+mod policy_examples;
+mod policy_fail_closed;
+mod policy_input;
+mod policy_rego_value;
+mod policy_tests_runner;
+mod review_check_file;
+mod robustness;
+mod shell_surface;
+mod shell_table;
