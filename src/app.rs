@@ -439,7 +439,7 @@ pub fn evaluate_with(
     let limits = &config.limits;
     let mut read =
         |path: &str| script_files::read_script(Path::new(&ctx.cwd), path, limits.max_code_bytes);
-    let analysis = crate::interp::analyse_reading(text, limits, &mut read);
+    let analysis = crate::analysis::analyse_reading(text, limits, &mut read);
     let signals = signals::detect(&analysis);
     // An untrusted or unreadable host-vars file leaves the policy without its context: the
     // policy stage then denies (fail closed) rather than decide on partial facts.

@@ -12,6 +12,7 @@
 )]
 
 pub mod advisory;
+pub mod analysis;
 pub mod app;
 pub mod approval;
 pub mod audit;
@@ -22,8 +23,10 @@ pub mod exec;
 pub mod interactive;
 pub mod interp;
 pub mod invocation;
+pub mod ir;
 pub mod parse;
 pub mod policy;
+pub mod programs;
 pub mod review;
 pub mod script_files;
 pub mod signals;

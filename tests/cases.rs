@@ -7,8 +7,9 @@
 //! `verdict` is `allow|deny`. In the command, `\n` is a newline, `\t` a tab and `\\` a
 //! backslash (other backslashes stay as written). `#` starts a comment line.
 
+use guarded_sh::analysis::analyse;
 use guarded_sh::decision::{builtin, Mode};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::{detect, max_severity};
 use std::fs;
 use std::path::Path;

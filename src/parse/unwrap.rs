@@ -2,8 +2,9 @@
 //! shells (`sh -c`, `eval`, a heredoc, here-string or echoed text fed to a shell) and remote or
 //! container execs. Each yields the argv or shell string it runs, so `lower` can analyse it.
 
-use super::ir::{Analysis, Command, Stdin, Via};
-use super::word::{decode_ansi_c, Word};
+use super::word::split_words;
+use crate::ir::{piped_text, Analysis, Code, Command, Stdin, Via, Word};
+use crate::programs::SHELLS;
 
 /// Something a command runs.
 #[derive(Debug)]
@@ -30,41 +31,20 @@ pub enum Inner {
         /// (`bash -c "rm -rf $D"` → `rm -rf $D`), analysed as an approximation.
         template: Option<String>,
     },
-    /// An interpreter program (`python3 -c`, `perl -e`, a heredoc, a script), analysed by
-    /// `crate::interp`; what it runs is lowered like the variants above.
-    Code(crate::interp::Code),
+    /// An interpreter program (`python3 -c`, `perl -e`, a heredoc, a script), analysed through
+    /// the injected `Interpreters`; what it runs is lowered like the variants above.
+    Code(Code),
 }
 
-/// Shells whose `-c` string and stdin are shell code.
-pub const SHELLS: &[&str] = &[
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "mksh",
-    "ash",
-    "rbash",
-    "yash",
-    "posh",
-    "fish",
-    "tcsh",
-    "csh",
-    "ksh93",
-    "pdksh",
-    "lksh",
-    "oksh",
-    "busybox-sh",
-];
-
-/// Everything `cmd` runs, in order.
-pub fn inner(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
+/// Everything `cmd` runs, in order; `None` when it is not a wrapper, shell or remote exec this
+/// module knows (it may still be an interpreter, which the caller asks about).
+pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
     let Some(base) = cmd.base() else {
-        return Vec::new();
+        return Some(Vec::new());
     };
     let args = &cmd.args;
     let wrap = |at: usize| argv(base, args, at, false);
-    match base {
+    Some(match base {
         "sudo" => sudo(args),
         "doas" => wrap(skip_options(args, "uC", &[])),
         "pkexec" => wrap(skip_options(args, "", &["--user"])),
@@ -121,11 +101,8 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
         "docker" | "podman" | "nerdctl" => container(base, args),
         "kubectl" | "oc" => kubectl(base, args),
         _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
-        _ => crate::interp::program(cmd, analysis)
-            .map(Inner::Code)
-            .into_iter()
-            .collect(),
-    }
+        _ => return None,
+    })
 }
 
 fn argv(via: &str, args: &[Word], at: usize, extra_args: bool) -> Vec<Inner> {
@@ -613,92 +590,6 @@ fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<Inner> {
     }]
 }
 
-/// The static text that `echo`/`printf` stages write into a pipe, if that is all that feeds it.
-pub fn piped_text(stdin: &Stdin, analysis: &Analysis) -> Option<String> {
-    let mut stdin = stdin;
-    for _ in 0..MAX_CAT_HOPS {
-        let Stdin::Pipe { pipeline, stage } = stdin else {
-            return None;
-        };
-        let previous = analysis
-            .pipelines
-            .get(*pipeline)?
-            .stages
-            .get(stage.checked_sub(1)?)?;
-        let first = analysis.commands.get(*previous.first()?)?;
-        if !(first.is(&["cat"]) && first.args.is_empty()) {
-            return echoed(first);
-        }
-        match &first.stdin {
-            Stdin::Heredoc { text, .. } => return text.clone(),
-            Stdin::HereString(w) => return w.value().map(|v| format!("{v}\n")),
-            other => stdin = other,
-        }
-    }
-    None
-}
-
-/// How many plain `cat` stages `piped_text` looks back through (`echo x | cat | cat | sh`).
-const MAX_CAT_HOPS: usize = 16;
-
-/// What `echo ARGS` or `printf FMT ARGS` prints, when static.
-pub fn echoed(cmd: &Command) -> Option<String> {
-    let values: Option<Vec<&str>> = cmd.args.iter().map(Word::value).collect();
-    let values = values?;
-    match cmd.base()? {
-        "echo" => {
-            let mut escapes = false;
-            let mut newline = true;
-            let mut rest = values.as_slice();
-            while let Some(flag) = rest.first().filter(|f| {
-                f.len() > 1 && f.starts_with('-') && f[1..].chars().all(|c| "neE".contains(c))
-            }) {
-                escapes |= flag.contains('e');
-                newline &= !flag.contains('n');
-                rest = &rest[1..];
-            }
-            let mut text = rest.join(" ");
-            if escapes {
-                text = decode_ansi_c(&text);
-            }
-            if newline {
-                text.push('\n');
-            }
-            Some(text)
-        }
-        "printf" => {
-            let (format, args) = values.split_first()?;
-            Some(printf(format, args))
-        }
-        _ => None,
-    }
-}
-
-fn printf(format: &str, args: &[&str]) -> String {
-    let mut out = String::new();
-    let mut args = args.iter();
-    let mut chars = format.chars().peekable();
-    let mut literal = String::new();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            literal.push(c);
-            continue;
-        }
-        out.push_str(&decode_ansi_c(&std::mem::take(&mut literal)));
-        while chars.peek().is_some_and(|c| "-+ #0123456789.".contains(*c)) {
-            chars.next();
-        }
-        match chars.next() {
-            Some('%') => out.push('%'),
-            Some('b') => out.push_str(&decode_ansi_c(args.next().copied().unwrap_or(""))),
-            Some(_) => out.push_str(args.next().copied().unwrap_or("")),
-            None => {}
-        }
-    }
-    out.push_str(&decode_ansi_c(&literal));
-    out
-}
-
 /// Words joined by spaces as a shell string (`eval a b`, `ssh host a b`, `watch a b`).
 fn joined(via: Via, words: &[Word], same_shell: bool) -> Inner {
     let values: Option<Vec<&str>> = words.iter().map(Word::value).collect();
@@ -732,53 +623,4 @@ fn script(via: Via, word: &Word, positional: Option<Vec<String>>, same_shell: bo
         same_shell,
         template: word.template.clone(),
     }
-}
-
-/// Splits `env -S` text into words (quotes and backslashes, no expansion).
-pub fn split_words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    cur.push(q);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => break,
-                        '\\' => cur.extend(chars.next()),
-                        _ => cur.push(q),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                cur.extend(chars.next());
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    out
 }
