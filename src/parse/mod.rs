@@ -1,11 +1,6 @@
-//! Shell analysis: text to the IR, with nothing run. tree-sitter-bash parses; `lower` walks the
-//! tree into simple commands with static words; `unwrap` follows wrappers, nested shells and
-//! remote execs; `plain` recognises the plain command line that needs no grammar. Every bound is
-//! explicit and a crossed one is reported in `Analysis::limits`.
-//!
-//! Interpreter programs and the script files they come from are reached through what the caller
-//! hands in (`Interpreters`, `ReadScript`; `crate::analysis` wires `crate::interp`), so this
-//! layer depends on the IR and nothing above it.
+//! Shell analysis: text to the IR, nothing run, every bound explicit. `lower` walks the syntax
+//! tree (or a plain line, `plain`) into commands with static words; `unwrap` follows what runs
+//! something else. Interpreters and script files come in as `Interpreters` and `ReadScript`.
 
 mod lower;
 mod plain;

@@ -1,7 +1,6 @@
-//! What runs something else: privilege and environment wrappers, `xargs`/`find -exec`, nested
-//! shells (`sh -c`, `eval`, a heredoc, here-string or echoed text fed to a shell) and remote or
-//! container execs. Each yields the argv or shell string it runs, so `lower` can analyse it.
-//! This file holds what they yield and the dispatch by command name; the families are below.
+//! What runs something else: wrappers, `xargs`/`find -exec`, nested shells and remote or container
+//! execs, each yielding the argv or shell string it runs for `lower` to analyse. This file holds
+//! what they yield and the dispatch by command name; each family has its own file below.
 
 mod remote;
 mod runners;
