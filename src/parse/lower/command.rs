@@ -1,5 +1,5 @@
 //! Simple commands: the grammar's `command` node and the plain command line lowered into one
-//! `Command` each, placeholders that keep a command's index before its substitutions', and
+//! `Command` each, placeholders that number a command before its substitutions, and
 //! what finishing one sets off (executed substitutions, `set --`, following what it runs).
 
 use super::structure::is_statement;
@@ -9,7 +9,7 @@ use crate::ir::{Command, Redirect, Stdin, Substitution, Word};
 use tree_sitter::Node;
 
 impl Lowerer<'_> {
-    /// A plain command line (`super::plain`), lowered as the grammar path lowers its tree
+    /// A plain command line (`parse::plain`), lowered as the grammar path lowers its tree
     /// (`program` → `command` → one `word` per word): the same nodes are counted against the
     /// bounds at the same depths, and each word is evaluated by the same code.
     pub(super) fn plain_command(&mut self, words: &[(usize, &str)], ctx: &Ctx) {

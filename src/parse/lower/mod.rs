@@ -46,7 +46,7 @@ pub(crate) struct Lowerer<'l> {
     lowered: Vec<usize>,
     /// The elements of the array value `assignment_parts` just evaluated, for `remember`.
     pending_array: Option<Option<Vec<String>>>,
-    /// Plain command lines are lowered without the grammar (`super::plain`); off only to
+    /// Plain command lines are lowered without the grammar (`parse::plain`); off only to
     /// compare the two paths.
     plain_lines: bool,
 }
