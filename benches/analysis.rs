@@ -4,7 +4,8 @@
 //! `env -u RUST_BACKTRACE cargo bench --bench analysis`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use guarded_sh::parse::{analyse, analyse_grammar_only, Limits};
+use guarded_sh::analysis::{analyse, analyse_grammar_only};
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::detect;
 
 fn corpus() -> Vec<String> {

@@ -5,8 +5,9 @@
 //! `env -u RUST_BACKTRACE cargo bench --bench python`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use guarded_sh::analysis::analyse;
 use guarded_sh::interp::{analyse as analyse_program, Code, Language, Origin};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::detect;
 
 /// One realistic block of current Python (imports, dataclass, f-strings, walrus, match, shell-outs).

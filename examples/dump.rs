@@ -5,8 +5,9 @@
 //! `--file PATH` it analyses the whole file as one text and prints the signals and the time taken
 //! (for measuring the bounds on pathological inputs).
 
+use guarded_sh::analysis::analyse;
 use guarded_sh::decision::{builtin, Mode};
-use guarded_sh::parse::{analyse, Analysis, Limits};
+use guarded_sh::parse::{Analysis, Limits};
 use guarded_sh::signals::{detect, max_severity};
 use std::io::BufRead;
 

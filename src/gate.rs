@@ -75,7 +75,7 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
     let mut read = |path: &str| {
         crate::script_files::read_script(Path::new(&ctx.cwd), path, limits.max_code_bytes)
     };
-    let analysis = crate::interp::analyse_reading(request.text, limits, &mut read);
+    let analysis = crate::analysis::analyse_reading(request.text, limits, &mut read);
     let signals = signals::detect(&analysis);
     debug!(
         stage = "analysis",

@@ -12,6 +12,7 @@
 )]
 
 pub mod advisory;
+pub mod analysis;
 pub mod app;
 pub mod approval;
 pub mod audit;
@@ -24,9 +25,11 @@ pub mod gate;
 pub mod interactive;
 pub mod interp;
 pub mod invocation;
+pub mod ir;
 pub mod parse;
 pub mod payload;
 pub mod policy;
+pub mod programs;
 pub mod review;
 pub mod script_files;
 pub mod shell;

@@ -5,8 +5,9 @@
 //! command line, lowered without tree-sitter, gets the IR the grammar path gives it.
 #![no_main]
 
+use guarded_sh::analysis::{analyse, analyse_grammar_only};
 use guarded_sh::decision::{decide, Mode, Stage, Verdict};
-use guarded_sh::parse::{analyse, analyse_grammar_only, plain_words, Limits};
+use guarded_sh::parse::{plain_words, Limits};
 use guarded_sh::policy::decision::PolicyDecision;
 use guarded_sh::signals::{self, detect, first_critical, Severity};
 use libfuzzer_sys::fuzz_target;

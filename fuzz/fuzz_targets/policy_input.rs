@@ -5,8 +5,9 @@
 //! deny); and the final decision never allows a critical signal.
 #![no_main]
 
+use guarded_sh::analysis::analyse;
 use guarded_sh::decision::{decide, Mode, Verdict};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::Limits;
 use guarded_sh::policy::engine::{self, Backend, CacheMode, LoadOptions, Policy};
 use guarded_sh::policy::error::PolicyError;
 use guarded_sh::policy::input::{build, InputParts, Session, Target};

@@ -3,7 +3,7 @@
 //! `--version`). Option clusters (`-uc`, `-pie`, `-ne`) and options taking values are followed.
 
 use super::Language;
-use crate::parse::Word;
+use crate::ir::Word;
 
 /// Where the program is, by the arguments alone.
 #[derive(Debug)]

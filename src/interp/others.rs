@@ -5,7 +5,8 @@
 
 use super::lexer::{tokens, Tok};
 use super::{Finding, Language, Output, Run};
-use crate::parse::unwrap::{split_words, SHELLS};
+use crate::parse::split_words;
+use crate::programs::SHELLS;
 
 /// How a call's arguments run a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

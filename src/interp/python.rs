@@ -6,8 +6,8 @@
 use super::pybind::preorder;
 use super::pyvalue::{Scope, Val};
 use super::{Finding, Output, Run};
-use crate::parse::unwrap::split_words;
-use crate::parse::Limits;
+use crate::ir::Limits;
+use crate::parse::split_words;
 use std::time::Instant;
 use tree_sitter::{Node, Parser};
 

@@ -3,7 +3,7 @@
 //! bindings they read are collected by `pybind`; string helpers live in `pystr`.
 
 use super::pystr::{join, quote, unescape};
-use crate::parse::unwrap::split_words;
+use crate::parse::split_words;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use tree_sitter::Node;

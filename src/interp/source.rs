@@ -3,9 +3,7 @@
 //! script operand, or a directly executed script whose shebang names an interpreter.
 
 use super::args::{code_args, Found};
-use super::{Code, Language, Origin};
-use crate::parse::unwrap::piped_text;
-use crate::parse::{Analysis, Command, Stdin, Word};
+use crate::ir::{piped_text, Analysis, Code, Command, Language, Origin, Stdin, Word};
 
 /// The language an interpreter name runs (`python3.11` → Python, `gawk` → Awk).
 pub fn language(base: &str) -> Option<Language> {
@@ -153,42 +151,49 @@ pub fn shebang(text: &str) -> Option<String> {
     None
 }
 
-/// The script files the analysis refers to and could read more of: interpreter script
-/// operands, `< file` fed to an interpreter, and commands run by path (for their shebang).
-/// The edge reads them (bounded) and analyses again with their contents.
+/// The script files the analysis refers to: interpreter script operands, `< file` fed to an
+/// interpreter, and commands run by path (for their shebang), each once, in command order.
 pub fn script_paths(analysis: &Analysis) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut push = |p: &str| {
-        if !p.is_empty() && !out.iter().any(|o| o == p) {
-            out.push(p.to_string());
-        }
-    };
-    for cmd in &analysis.commands {
-        let Some(base) = cmd.base() else { continue };
-        match language(base) {
-            Some(language) => match code_args(language, &cmd.args) {
-                Found::File(w) => {
-                    if let Some(p) = w.value().filter(|p| *p != "-") {
-                        push(p);
-                    }
-                }
-                Found::Stdin => {
-                    if let Stdin::File(w) = &cmd.stdin {
-                        if let Some(p) = w.value() {
-                            push(p);
-                        }
-                    }
-                }
-                _ => {}
-            },
-            None => {
-                if let Some(p) = cmd.name_value().filter(|p| p.contains('/')) {
-                    push(p);
-                }
-            }
+    for path in analysis.commands.iter().flat_map(command_script_paths) {
+        if !out.contains(&path) {
+            out.push(path);
         }
     }
     out
+}
+
+/// The script files one command runs or feeds to an interpreter, read before `program` is
+/// asked: a script operand (`python3 x.py`), the file on the stdin of an interpreter that reads
+/// its program there (`python3 < x.py`, `python3 - < x.py`), or the command itself when it is
+/// run by path and could name an interpreter in its shebang (`./x.py`).
+pub fn command_script_paths(cmd: &Command) -> Vec<String> {
+    let Some(base) = cmd.base() else {
+        return Vec::new();
+    };
+    let path: Option<String> = match language(base) {
+        Some(language) => match code_args(language, &cmd.args) {
+            Found::File(w) => match w.value() {
+                Some("-") => stdin_file(cmd).map(str::to_string),
+                other => other.map(str::to_string),
+            },
+            Found::Stdin => stdin_file(cmd).map(str::to_string),
+            _ => None,
+        },
+        None => cmd
+            .name_value()
+            .filter(|p| p.contains('/'))
+            .map(str::to_string),
+    };
+    path.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// The file on `cmd`'s stdin (`< x.py`), when static.
+fn stdin_file(cmd: &Command) -> Option<&str> {
+    match &cmd.stdin {
+        Stdin::File(w) => w.value(),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -1,77 +1,55 @@
-//! Analysis: shell text to the IR, with nothing run. tree-sitter-bash parses; `lower` walks the
-//! tree into simple commands with static words; `unwrap` follows wrappers, nested shells and
-//! remote execs; `plain` recognises the plain command line that needs no grammar. Every bound is
-//! explicit and a crossed one is reported in `Analysis::limits`.
+//! Shell analysis: text to the IR, nothing run, every bound explicit. `lower` walks the syntax
+//! tree (or a plain line, `plain`) into commands with static words; `unwrap` follows what runs
+//! something else. Interpreters and script files come in as `Interpreters` and `ReadScript`.
 
-mod ir;
 mod lower;
 mod plain;
 mod recover;
-pub mod unwrap;
+mod unwrap;
 mod word;
 
-pub use ir::*;
+pub use crate::ir::*;
 pub use plain::plain_words;
-pub use word::Word;
+pub use word::split_words;
 
-use serde::Deserialize;
-
-/// Bounds on one analysis. Crossing any is recorded, and the gate fails closed on it.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(default, deny_unknown_fields)]
-pub struct Limits {
-    /// Largest text analysed, in bytes (a script, a `-c` string, each nested shell string).
-    pub max_bytes: usize,
-    /// Most syntax nodes visited across the text and everything nested in it.
-    pub max_nodes: usize,
-    /// Deepest syntax-tree nesting followed.
-    pub max_depth: usize,
-    /// Most levels of shell strings inside shell strings (`bash -c "sh -c '…'"`).
-    pub max_nesting: usize,
-    /// Wall-clock budget for parsing and lowering, in milliseconds.
-    pub max_millis: u64,
-    /// Most pipe operators in one text, counted before parsing: tree-sitter-bash is quadratic
-    /// on some long pipelines (`echo -x | cat | cat …`) and does not stop on time inside them.
-    pub max_pipes: usize,
-    /// Largest interpreter program analysed, in bytes (`python3 -c`, a heredoc, a script file).
-    /// A larger one is denied unanalysed, so padding cannot push code past the scan.
-    pub max_code_bytes: usize,
+/// What the shell analysis asks of the interpreter analysis.
+pub trait Interpreters {
+    /// The script files `cmd` runs or feeds to an interpreter (`python3 x.py`, `python3 < x.py`,
+    /// `./tool` for its shebang), by path as written; they are read before `program` is asked.
+    fn script_paths(&self, cmd: &Command) -> Vec<String>;
+    /// The program `cmd` runs, when it is an interpreter (or a script naming one) and the program
+    /// text is in the command, on its stdin, or among `analysis.scripts`.
+    fn program(&self, cmd: &Command, analysis: &Analysis) -> Option<Code>;
+    /// What one program does and runs, within `limits`.
+    fn analyse(&self, code: &Code, limits: &Limits) -> ProgramAnalysis;
 }
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_bytes: 128 * 1024,
-            max_nodes: 400_000,
-            max_depth: 256,
-            max_nesting: 8,
-            max_millis: 1_000,
-            max_pipes: 1_024,
-            max_code_bytes: 64 * 1024,
-        }
-    }
-}
+/// Reads a script file by path as written (`./x.py`, `tool.pl`): bounded, regular files only;
+/// `None` when it cannot be read. The edge supplies it, so the analysis stays pure.
+pub type ReadScript<'r> = dyn FnMut(&str) -> Option<String> + 'r;
 
-/// Analyses `text` as a shell script.
-pub fn analyse(text: &str, limits: &Limits) -> Analysis {
-    let mut lowerer = lower::Lowerer::new(limits);
+/// Analyses `text` as a shell script: the programs it runs through `interpreters`, the script
+/// files they name through `read`, each asked for once.
+pub fn analyse(
+    text: &str,
+    limits: &Limits,
+    interpreters: &dyn Interpreters,
+    read: &mut ReadScript<'_>,
+) -> Analysis {
+    let mut lowerer = lower::Lowerer::new(limits, interpreters, read);
     lowerer.script(text, &Context::default(), None);
     lowerer.out
 }
 
-/// Analyses `text` with every text, plain command lines included, parsed by tree-sitter: the
-/// reference the plain-line path is compared with (`tests/parse_plain.rs`).
-pub fn analyse_grammar_only(text: &str, limits: &Limits) -> Analysis {
-    let mut lowerer = lower::Lowerer::grammar_only(limits);
-    lowerer.script(text, &Context::default(), None);
-    lowerer.out
-}
-
-/// Analyses `text` with the contents of the script files it runs (`python3 x.py`, `./x.py`),
-/// read by the caller (see `crate::interp::analyse_reading`).
-pub fn analyse_with(text: &str, limits: &Limits, scripts: &crate::interp::ScriptFiles) -> Analysis {
-    let mut lowerer = lower::Lowerer::new(limits);
-    lowerer.out.scripts = scripts.clone();
+/// `analyse` with every text, plain command lines included, parsed by tree-sitter: the reference
+/// the plain-line path is compared with (`tests/parse_plain.rs`).
+pub fn analyse_grammar_only(
+    text: &str,
+    limits: &Limits,
+    interpreters: &dyn Interpreters,
+    read: &mut ReadScript<'_>,
+) -> Analysis {
+    let mut lowerer = lower::Lowerer::grammar_only(limits, interpreters, read);
     lowerer.script(text, &Context::default(), None);
     lowerer.out
 }

@@ -1,83 +1,6 @@
-//! Static words: the value a shell word has before anything runs (quote removal, escapes, ANSI-C
-//! strings, brace expansion, known constants), or the fact that it cannot be known. The
-//! tree-walking half lives in `lower`; this file holds the values and the pure text helpers.
-
-/// A shell word after static evaluation. `value` is `None` when any part is only known at run
-/// time; rules must then treat the word as unknown, never as its raw text.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Word {
-    /// The word as written (bounded).
-    pub raw: String,
-    pub(crate) value: Option<String>,
-    /// The reference engine's rendering: literal parts verbatim, `$X` for expansions, nothing
-    /// for substitutions. Used for `detected.flags`/`paths` and messages.
-    pub shown: String,
-    /// The static text before the first run-time part (the whole value when static).
-    pub static_prefix: String,
-    /// A parameter expansion without the `:?` guard (`$D`, `${D}`, `${D:-x}`).
-    pub unguarded_param: bool,
-    /// A `${D:?}` guarded expansion.
-    pub guarded_param: bool,
-    /// Ids of `$(…)`/backtick substitutions inside this word.
-    pub substitutions: Vec<usize>,
-    /// Ids of `<(…)`/`>(…)` process substitutions inside this word.
-    pub processes: Vec<usize>,
-    /// Unquoted glob characters (`*`, `?`, `[`) in the value.
-    pub glob: bool,
-    /// Quotes or escapes inside what would otherwise be a plain word (`r''m`, `\rm`, `$'\x72m'`).
-    pub obfuscated: bool,
-    /// For a dynamic word made only of text and parameter expansions: the text with each unknown
-    /// expansion left as written (`"rm -rf $D"` → `rm -rf $D`). A shell string that is only
-    /// partly known is analysed through it, so its visible commands are still seen.
-    pub template: Option<String>,
-}
-
-impl Word {
-    /// A fully static word (used for synthetic argv such as `env -S` splits).
-    pub fn literal(text: &str) -> Self {
-        Word {
-            raw: text.to_string(),
-            value: Some(text.to_string()),
-            shown: text.to_string(),
-            static_prefix: text.to_string(),
-            ..Word::default()
-        }
-    }
-
-    /// A word whose value is unknown (e.g. the `{}` of `find -exec`, appended `xargs` input).
-    pub fn unknown(raw: &str) -> Self {
-        Word {
-            raw: raw.to_string(),
-            shown: raw.to_string(),
-            ..Word::default()
-        }
-    }
-
-    pub(crate) fn with_value(mut self, value: Option<String>) -> Self {
-        self.value = value;
-        self
-    }
-
-    /// The static value, when the whole word is known.
-    pub fn value(&self) -> Option<&str> {
-        self.value.as_deref()
-    }
-
-    pub fn is_static(&self) -> bool {
-        self.value.is_some()
-    }
-
-    /// True for a literal file-descriptor number (`2>&1`'s `1`, `>&-`).
-    pub fn is_fd_number(&self) -> bool {
-        self.value()
-            .is_some_and(|v| v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())))
-    }
-
-    /// The value if static, else the static prefix (for path rules that reason about prefixes).
-    pub fn best_effort(&self) -> &str {
-        self.value().unwrap_or(&self.static_prefix)
-    }
-}
+//! Static word text: character kinds, field splitting, brace expansion, unescaping and `env -S`
+//! word splitting, the pure helpers behind a word's static value. The `Word` itself is in
+//! `crate::ir`; evaluating a word node part by part is in `lower/word.rs`.
 
 /// How a character of a word came to be, which decides brace expansion, field splitting and
 /// globbing.
@@ -332,82 +255,51 @@ pub fn unescape_double_quoted(text: &str) -> String {
     s
 }
 
-/// Decodes the body of an ANSI-C string `$'…'` (without the `$'` and `'`). Like bash, the string
-/// ends at the first NUL it decodes (`\x00`, `\0`, `\u0000`, `\c@` or a raw NUL): bash strings
-/// are C strings, so `bash -c $'rm -rf /\n\x00…'` runs `rm -rf /` and nothing after the NUL.
-pub fn decode_ansi_c(body: &str) -> String {
-    let chars: Vec<char> = body.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    let radix_run = |i: usize, radix: u32, max: usize| -> (u32, usize) {
-        let mut value = 0u32;
-        let mut n = 0;
-        while n < max {
-            match chars.get(i + n).and_then(|c| c.to_digit(radix)) {
-                Some(d) => value = value.saturating_mul(radix).saturating_add(d),
-                None => break,
+/// Splits `env -S` text into words (quotes and backslashes, no expansion).
+pub fn split_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    cur.push(q);
+                }
             }
-            n += 1;
-        }
-        (value, n)
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\0' {
-            return out;
-        }
-        if c != '\\' || i + 1 >= chars.len() {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let e = chars[i + 1];
-        i += 2;
-        let simple = match e {
-            'a' => Some('\u{7}'),
-            'b' => Some('\u{8}'),
-            'e' | 'E' => Some('\u{1b}'),
-            'f' => Some('\u{c}'),
-            'n' => Some('\n'),
-            'r' => Some('\r'),
-            't' => Some('\t'),
-            'v' => Some('\u{b}'),
-            '\\' | '\'' | '"' | '?' => Some(e),
-            _ => None,
-        };
-        if let Some(s) = simple {
-            out.push(s);
-            continue;
-        }
-        let (value, used) = match e {
-            'x' => radix_run(i, 16, 2),
-            'u' => radix_run(i, 16, 4),
-            'U' => radix_run(i, 16, 8),
-            '0'..='7' => {
-                let (v, n) = radix_run(i - 1, 8, 3);
-                (v, n.saturating_sub(1))
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => cur.extend(chars.next()),
+                        _ => cur.push(q),
+                    }
+                }
             }
-            'c' => match chars.get(i) {
-                Some(ctl) => ((*ctl as u32) & 0x1f, 1),
-                None => (0, 0),
-            },
-            _ => {
-                out.push('\\');
-                out.push(e);
-                continue;
+            '\\' => {
+                in_word = true;
+                cur.extend(chars.next());
             }
-        };
-        if used == 0 && e != '0' {
-            out.push('\\');
-            out.push(e);
-            continue;
+            c if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
         }
-        i += used;
-        match char::from_u32(value) {
-            Some('\0') => return out,
-            Some(ch) => out.push(ch),
-            None => {}
-        }
+    }
+    if in_word {
+        out.push(cur);
     }
     out
 }
@@ -440,30 +332,6 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(expand(input), *want, "{input}");
-        }
-    }
-
-    #[test]
-    fn ansi_c_table() {
-        let cases = [
-            (r"\x72\x6d", "rm"),
-            (r"\162\155", "rm"),
-            (r"\u0072m", "rm"),
-            (r"a\nb", "a\nb"),
-            (r"\'", "'"),
-            (r"\q", r"\q"),
-            // The string ends at a decoded NUL, as in bash.
-            (r"a\x00b", "a"),
-            (r"rm -rf /\n\\\t#\x00$\'x\'", "rm -rf /\n\\\t#"),
-            (r"a\0b", "a"),
-            (r"a\000b", "a"),
-            (r"a\u0000b", "a"),
-            (r"a\c@b", "a"),
-            ("a\0b", "a"),
-            (r"a\x0", "a"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(decode_ansi_c(input), want, "{input}");
         }
     }
 

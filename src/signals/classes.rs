@@ -4,8 +4,8 @@
 
 use super::clobber::Neighbours;
 use super::{Family, Severity, Signal};
-use crate::parse::unwrap::SHELLS;
-use crate::parse::{Analysis, Command, Stdin};
+use crate::ir::{Analysis, Command, Stdin};
+use crate::programs::SHELLS;
 use serde::Serialize;
 
 /// What a command does to the host, from least to most consequential.
@@ -569,7 +569,7 @@ fn only_wraps(n: &Neighbours, i: usize, cmd: &Command) -> bool {
 fn runs_download(a: &Analysis, cmd: &Command) -> bool {
     let is_shell = cmd
         .base()
-        .is_some_and(|b| SHELLS.contains(&b) || super::download::is_interpreter(b));
+        .is_some_and(|b| SHELLS.contains(&b) || crate::programs::is_interpreter(b));
     let downloader = |j: &usize| {
         a.commands
             .get(*j)

@@ -4,7 +4,7 @@
 
 use super::paths::normalize;
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Command, Word};
+use crate::ir::{Analysis, Command, Word};
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Clobber;

@@ -4,7 +4,7 @@
 
 use super::paths::{is_block_device, is_system_path, normalize};
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Command, Word};
+use crate::ir::{Analysis, Command, Word};
 use std::collections::HashMap;
 
 /// The family of every entry declared below.

@@ -4,8 +4,8 @@
 //! is downloaded and then run (`curl -o f … && sh f`).
 
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::unwrap::{piped_text, SHELLS};
-use crate::parse::{Analysis, Command, Stdin, Substitution, Word};
+use crate::ir::{piped_text, Analysis, Command, Stdin, Substitution, Word};
+use crate::programs::{is_interpreter, SHELLS};
 use std::collections::HashSet;
 
 /// The family of every entry declared below.
@@ -29,41 +29,6 @@ pub static SPECS: &[&Spec] = &[
     &DOWNLOAD_THEN_EXECUTE,
     &PIPE_TO_SHELL,
 ];
-
-/// Interpreters that run a program read from stdin or given with `-c`/`-e`.
-pub const INTERPRETERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "php",
-    "lua",
-    "luajit",
-    "tclsh",
-    "wish",
-    "Rscript",
-    "pwsh",
-    "powershell",
-    "osascript",
-    "deno",
-    "bun",
-    "jshell",
-    "irb",
-    "groovy",
-    "guile",
-    "sbcl",
-    "julia",
-];
-
-pub fn is_interpreter(base: &str) -> bool {
-    INTERPRETERS.contains(&base)
-        || base
-            .strip_prefix("python")
-            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
-}
 
 fn is_downloader(cmd: &Command) -> bool {
     cmd.is(&[

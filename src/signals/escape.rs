@@ -3,11 +3,11 @@
 //! run another program (`git -c core.pager`, `tar --checkpoint-action`, `ssh -o ProxyCommand`…).
 
 use super::clobber::{option_values, push_once, Neighbours};
-use super::download::is_interpreter;
 use super::reverse_shell::inline_code;
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::unwrap::SHELLS;
-use crate::parse::{Analysis, Command, Stdin, Via, Word};
+use crate::ir::{Analysis, Command, Stdin, Via, Word};
+use crate::programs::is_interpreter;
+use crate::programs::SHELLS;
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Escape;

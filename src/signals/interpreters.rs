@@ -5,8 +5,8 @@
 
 use super::python::{once, shared};
 use super::{Family, Severity, Signal, Spec};
-use crate::interp::{Finding, Language, Origin};
-use crate::parse::Analysis;
+use crate::ir::Analysis;
+use crate::ir::{Finding, Language, Origin};
 
 spec!(INTERPRETER_CODE_TOO_LARGE, "INTERPRETER_CODE_TOO_LARGE", Critical, Limits, "interpreter code too large to analyse",
     "Inline interpreter code (`python3 -c`, a heredoc or here-string, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
@@ -35,7 +35,7 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         if report.too_large {
             let evidence = format!("{} bytes of {}", report.bytes, report.interpreter);
             let spec = match report.origin {
-                crate::interp::Origin::File(_) => &INTERPRETER_SCRIPT_TOO_LARGE,
+                crate::ir::Origin::File(_) => &INTERPRETER_SCRIPT_TOO_LARGE,
                 _ => &INTERPRETER_CODE_TOO_LARGE,
             };
             once(out, spec, *i, cmd, &evidence);

@@ -2,7 +2,7 @@
 //! completely. Each is critical, so the gate fails closed on it.
 
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Limit};
+use crate::ir::{Analysis, Limit};
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Limits;

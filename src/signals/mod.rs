@@ -46,11 +46,10 @@ mod secrets;
 mod structure;
 mod tamper;
 
-pub use download::is_interpreter;
 pub use severity::Severity;
 pub use spec::{Family, Spec};
 
-use crate::parse::Analysis;
+use crate::ir::Analysis;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 /// One finding: a catalogue entry, the command it was found on and its evidence.

@@ -1,7 +1,7 @@
 //! Path reasoning shared by the rule families: lexical normalisation (`//`, `/./`, `..`,
 //! trailing `/`), the system-path set, block devices and home directories.
 
-use crate::parse::Word;
+use crate::ir::Word;
 
 /// Lexically normalises an absolute path: collapses `//` and `/./`, applies `..`, drops a
 /// trailing `/`. Relative paths are returned with the same treatment and no leading `/`.

@@ -3,11 +3,11 @@
 //! group or no password, and sudoers/account-database editors.
 
 use super::clobber::{operands_skipping, option_values, path_value, push_once, under_any};
-use super::download::is_interpreter;
 use super::paths::{is_block_device, is_system_path};
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::unwrap::SHELLS;
-use crate::parse::{Analysis, Command, Word};
+use crate::ir::{Analysis, Command, Word};
+use crate::programs::is_interpreter;
+use crate::programs::SHELLS;
 use std::collections::HashMap;
 
 /// The family of every entry declared below.

@@ -4,7 +4,7 @@
 
 use super::clobber::{push_once, under_any, written, Neighbours, WriteKind};
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Command, Stdin};
+use crate::ir::{Analysis, Command, Stdin};
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Persistence;

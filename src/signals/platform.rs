@@ -2,7 +2,7 @@
 //! gcloud deletes and mutations. Subcommands are matched by position, not anywhere in argv.
 
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Command};
+use crate::ir::{Analysis, Command};
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Platform;

@@ -8,9 +8,9 @@ use super::escape::INTERPRETER_SPAWNS_SHELL;
 use super::paths::{is_block_device, is_system_path, normalize};
 use super::reverse_shell::SCRIPTED_REVERSE_SHELL;
 use super::{Family, Severity, Signal, Spec};
-use crate::interp::{Finding, Language, Report};
-use crate::parse::unwrap::SHELLS;
-use crate::parse::{Analysis, Command};
+use crate::ir::{Analysis, Command};
+use crate::ir::{Finding, Language, Report};
+use crate::programs::SHELLS;
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Python;

@@ -3,10 +3,10 @@
 //! and interpreter one-liners that open a socket and hand it a shell. Also owns `inline_code`.
 
 use super::clobber::push_once;
-use super::download::is_interpreter;
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::unwrap::SHELLS;
-use crate::parse::{Analysis, Command, Redirect, Stdin, Via, Word};
+use crate::ir::{Analysis, Command, Redirect, Stdin, Via, Word};
+use crate::programs::is_interpreter;
+use crate::programs::SHELLS;
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::ReverseShell;

@@ -6,7 +6,7 @@ use super::clobber::{
     is_remote, operands_skipping, option_values, path_value, push_once, text_path, Neighbours,
 };
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Command, Stdin, Word};
+use crate::ir::{Analysis, Command, Stdin, Word};
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Secrets;

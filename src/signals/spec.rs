@@ -2,7 +2,7 @@
 //! several specs when the reference engine gives it more than one reason or severity.
 
 use super::{Severity, Signal};
-use crate::parse::Command;
+use crate::ir::Command;
 
 /// Which rule family a spec belongs to (one source file under `src/signals/` each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

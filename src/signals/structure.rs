@@ -3,7 +3,7 @@
 //! command names spelled with needless quoting.
 
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::{Analysis, Command};
+use crate::ir::{Analysis, Command};
 
 pub static UNPARSEABLE_COMMAND: Spec = Spec {
     id: "UNPARSEABLE_COMMAND",

@@ -6,8 +6,8 @@ use super::clobber::{
     operands_skipping, option_values, path_value, push_once, written, Neighbours, WriteKind,
 };
 use super::{Family, Severity, Signal, Spec};
-use crate::parse::unwrap::SHELLS;
-use crate::parse::{Analysis, Command, Via, Word};
+use crate::ir::{Analysis, Command, Via, Word};
+use crate::programs::SHELLS;
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Tamper;

@@ -8,8 +8,9 @@
 //! backslash (other backslashes stay as written). `#` starts a comment line.
 
 use crate::setup::unescape;
+use guarded_sh::analysis::analyse;
 use guarded_sh::decision::{builtin, Mode};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::{detect, max_severity};
 use std::fs;
 use std::path::Path;

@@ -6,7 +6,8 @@
 //! command, `\n` is a newline. `#` starts a comment line.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::analysis::analyse;
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::classes::{classes, hidden_execution};
 use std::fs;
 use std::path::Path;

@@ -7,8 +7,9 @@
 //!   and the other wrappers of DESIGN §3, nested) never lowers its maximum severity;
 //! - a critical signal is never allowed without the trusted escape, whatever the policy says.
 
+use guarded_sh::analysis::analyse;
 use guarded_sh::decision::{builtin, decide, Effect, Mode, PolicyFailure, Stage, Verdict};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::parse::Limits;
 use guarded_sh::policy::decision::PolicyDecision;
 use guarded_sh::signals::{self, detect, first_critical, max_severity, Severity, Signal};
 use proptest::prelude::*;

@@ -2,7 +2,8 @@
 //! token soup, every prefix of real scripts, pathological alias chains and nesting), real-world
 //! snippets, and random text for the perl/ruby/node/php/lua/awk/sed scanners.
 
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::analysis::analyse;
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::detect;
 use proptest::prelude::*;
 use std::time::{Duration, Instant};

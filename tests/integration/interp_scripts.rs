@@ -2,9 +2,10 @@
 //! scripts. The files are handed in (the core never reads them); a table of commands, files,
 //! expected signals, verdict and the policy's `command.interpreter`.
 
+use guarded_sh::analysis::{analyse, analyse_reading};
 use guarded_sh::decision::{builtin, Mode};
-use guarded_sh::interp::{analyse_reading, interpreter, script_paths};
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::interp::{interpreter, script_paths};
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::detect;
 
 struct Case {

@@ -2,7 +2,8 @@
 //! that need care: which commands exist (by static name, in order), how they were reached, and
 //! what the analysis records besides commands. One row per case.
 
-use guarded_sh::parse::{analyse, Analysis, Limits, Stdin, Via};
+use guarded_sh::analysis::analyse;
+use guarded_sh::parse::{Analysis, Limits, Stdin, Via};
 
 fn ir(text: &str) -> Analysis {
     analyse(text, &Limits::default())

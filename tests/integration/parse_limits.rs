@@ -1,8 +1,9 @@
 //! Bounds of the analysis (DESIGN §3): each crossing is its own critical signal and a deny, and
 //! each is cheap. Pathological inputs are built here rather than stored.
 
+use guarded_sh::analysis::analyse;
 use guarded_sh::decision::{builtin, Mode};
-use guarded_sh::parse::{analyse, Limit, Limits};
+use guarded_sh::parse::{Limit, Limits};
 use guarded_sh::signals::detect;
 use std::time::{Duration, Instant};
 
@@ -177,7 +178,7 @@ fn control_bytes_and_lossy_text_are_analysed() {
 fn detection_over_budget_fails_closed() {
     use guarded_sh::signals::{detect_within, first_critical};
     let text = "echo a;".repeat(2000);
-    let analysis = guarded_sh::parse::analyse(&text, &guarded_sh::parse::Limits::default());
+    let analysis = guarded_sh::analysis::analyse(&text, &guarded_sh::parse::Limits::default());
     let signals = detect_within(&analysis, std::time::Duration::ZERO);
     let critical = first_critical(&signals).map(|s| s.id());
     assert_eq!(critical, Some("ANALYSIS_TIMEOUT"));

@@ -6,7 +6,8 @@
 //!   (`parse::analyse_grammar_only`): the table's lines, lines built from the commands the rule
 //!   families know, and 20,000 generated lines.
 
-use guarded_sh::parse::{analyse, analyse_grammar_only, plain_words, Limits};
+use guarded_sh::analysis::{analyse, analyse_grammar_only};
+use guarded_sh::parse::{plain_words, Limits};
 use guarded_sh::signals::detect;
 use std::path::Path;
 

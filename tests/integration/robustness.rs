@@ -3,7 +3,8 @@
 //! analysis, the whole run is loosely time-bounded, and wrapping a critical command in `sudo`,
 //! `bash -c`, `env` or `timeout` never lowers its max severity.
 
-use guarded_sh::parse::{analyse, Limits};
+use guarded_sh::analysis::analyse;
+use guarded_sh::parse::Limits;
 use guarded_sh::signals::{detect, max_severity, Severity};
 use std::time::{Duration, Instant};
 

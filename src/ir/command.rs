@@ -1,5 +1,5 @@
-//! The analysis IR: simple commands with their arguments, assignments, redirections and the
-//! structural context they run in. Every rule family reads this and nothing else.
+//! Simple commands: the command word, arguments, assignments and redirections after static
+//! evaluation, how the command's stdin is fed, and the structural context it runs in.
 
 use super::word::Word;
 
@@ -103,76 +103,6 @@ pub struct Context {
     pub extra_args: bool,
 }
 
-/// A function definition and the commands of its body.
-#[derive(Clone, Debug)]
-pub struct Function {
-    pub name: String,
-    /// Indexes into `Analysis::commands`.
-    pub body: Vec<usize>,
-}
-
-/// A pipeline: for each stage, the commands that belong to it.
-#[derive(Clone, Debug, Default)]
-pub struct Pipeline {
-    pub stages: Vec<Vec<usize>>,
-}
-
-/// A process substitution `<(…)` or `>(…)`: the commands inside and its direction.
-#[derive(Clone, Debug, Default)]
-pub struct ProcessSubstitution {
-    pub commands: Vec<usize>,
-    /// `>(…)`: it reads what is written to it.
-    pub output: bool,
-}
-
-/// A bound the analysis crossed, so it stopped or skipped part of the text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    Size {
-        bytes: usize,
-        max: usize,
-    },
-    Time {
-        max_ms: u64,
-    },
-    Nodes {
-        max: usize,
-    },
-    Depth {
-        max: usize,
-    },
-    Nesting {
-        max: usize,
-    },
-    /// More pipe operators than `Limits::max_pipes` (checked before parsing).
-    Commands {
-        max: usize,
-    },
-}
-
-/// The result of analysing one piece of shell text.
-#[derive(Clone, Debug, Default)]
-pub struct Analysis {
-    pub commands: Vec<Command>,
-    pub pipelines: Vec<Pipeline>,
-    pub functions: Vec<Function>,
-    pub process_substitutions: Vec<ProcessSubstitution>,
-    /// For each `$(…)`/backtick substitution id, the commands inside it.
-    pub command_substitutions: Vec<Vec<usize>>,
-    /// The text (or some nested shell string) did not parse cleanly; the short texts near errors.
-    pub parse_errors: Vec<String>,
-    /// Bounds crossed; the gate fails closed on any.
-    pub limits: Vec<Limit>,
-    /// Shell strings that could not be resolved statically (`bash -c "$x"`, `eval "$y"`), with
-    /// the command that runs them.
-    pub dynamic_code: Vec<(usize, String)>,
-    /// Interpreter programs found (`python3 -c`, a heredoc fed to `perl`, a script file), with
-    /// the command that runs them. See `crate::interp`.
-    pub programs: Vec<(usize, crate::interp::Report)>,
-    /// Script files the caller read for this analysis (`parse::analyse_with`), by path as written.
-    pub scripts: crate::interp::ScriptFiles,
-}
-
 impl Command {
     /// The statically known command name, as written after quote removal (`/bin/rm`, `rm`).
     pub fn name_value(&self) -> Option<&str> {
@@ -273,29 +203,5 @@ impl Command {
             self.context.substitution,
             Some(Substitution::Command { .. }) | Some(Substitution::Process { .. })
         )
-    }
-}
-
-impl Analysis {
-    /// Indexes of the commands that feed `command`'s stdin through a pipe (earlier stages).
-    pub fn upstream(&self, command: &Command) -> Vec<usize> {
-        match command.stdin {
-            Stdin::Pipe { pipeline, stage } => self
-                .pipelines
-                .get(pipeline)
-                .map(|p| p.stages.iter().take(stage).flatten().copied().collect())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The commands of process substitution `id`.
-    pub fn process(&self, id: usize) -> impl Iterator<Item = &Command> {
-        self.process_substitutions
-            .get(id)
-            .map(|p| p.commands.as_slice())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|&i| self.commands.get(i))
     }
 }

@@ -1,0 +1,77 @@
+//! The result of analysing one text: every simple command found (in text order, nested ones
+//! after the command that runs them) and the pipelines, functions, substitutions, interpreter
+//! programs, parse errors and crossed bounds that relate them.
+
+use super::command::{Command, Stdin};
+use super::limits::Limit;
+use super::program::{Report, ScriptFiles};
+
+/// A function definition and the commands of its body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    /// Indexes into `Analysis::commands`.
+    pub body: Vec<usize>,
+}
+
+/// A pipeline: for each stage, the commands that belong to it.
+#[derive(Clone, Debug, Default)]
+pub struct Pipeline {
+    pub stages: Vec<Vec<usize>>,
+}
+
+/// A process substitution `<(…)` or `>(…)`: the commands inside and its direction.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessSubstitution {
+    pub commands: Vec<usize>,
+    /// `>(…)`: it reads what is written to it.
+    pub output: bool,
+}
+
+/// The result of analysing one piece of shell text.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub commands: Vec<Command>,
+    pub pipelines: Vec<Pipeline>,
+    pub functions: Vec<Function>,
+    pub process_substitutions: Vec<ProcessSubstitution>,
+    /// For each `$(…)`/backtick substitution id, the commands inside it.
+    pub command_substitutions: Vec<Vec<usize>>,
+    /// The text (or some nested shell string) did not parse cleanly; the short texts near errors.
+    pub parse_errors: Vec<String>,
+    /// Bounds crossed; the gate fails closed on any.
+    pub limits: Vec<Limit>,
+    /// Shell strings that could not be resolved statically (`bash -c "$x"`, `eval "$y"`), with
+    /// the command that runs them.
+    pub dynamic_code: Vec<(usize, String)>,
+    /// Interpreter programs found (`python3 -c`, a heredoc fed to `perl`, a script file), with
+    /// the command that runs them. See `crate::interp`.
+    pub programs: Vec<(usize, Report)>,
+    /// Script files read during this analysis (`crate::analysis::analyse_reading`), by path as
+    /// written.
+    pub scripts: ScriptFiles,
+}
+
+impl Analysis {
+    /// Indexes of the commands that feed `command`'s stdin through a pipe (earlier stages).
+    pub fn upstream(&self, command: &Command) -> Vec<usize> {
+        match command.stdin {
+            Stdin::Pipe { pipeline, stage } => self
+                .pipelines
+                .get(pipeline)
+                .map(|p| p.stages.iter().take(stage).flatten().copied().collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The commands of process substitution `id`.
+    pub fn process(&self, id: usize) -> impl Iterator<Item = &Command> {
+        self.process_substitutions
+            .get(id)
+            .map(|p| p.commands.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&i| self.commands.get(i))
+    }
+}

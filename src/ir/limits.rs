@@ -1,0 +1,65 @@
+//! Bounds on one analysis, and the record of one it crossed. Crossing any is reported in
+//! `Analysis::limits`, and the gate fails closed on it.
+
+use serde::Deserialize;
+
+/// Bounds on one analysis. Crossing any is recorded, and the gate fails closed on it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest text analysed, in bytes (a script, a `-c` string, each nested shell string).
+    pub max_bytes: usize,
+    /// Most syntax nodes visited across the text and everything nested in it.
+    pub max_nodes: usize,
+    /// Deepest syntax-tree nesting followed.
+    pub max_depth: usize,
+    /// Most levels of shell strings inside shell strings (`bash -c "sh -c '…'"`).
+    pub max_nesting: usize,
+    /// Wall-clock budget for parsing and lowering, in milliseconds.
+    pub max_millis: u64,
+    /// Most pipe operators in one text, counted before parsing: tree-sitter-bash is quadratic
+    /// on some long pipelines (`echo -x | cat | cat …`) and does not stop on time inside them.
+    pub max_pipes: usize,
+    /// Largest interpreter program analysed, in bytes (`python3 -c`, a heredoc, a script file).
+    /// A larger one is denied unanalysed, so padding cannot push code past the scan.
+    pub max_code_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 128 * 1024,
+            max_nodes: 400_000,
+            max_depth: 256,
+            max_nesting: 8,
+            max_millis: 1_000,
+            max_pipes: 1_024,
+            max_code_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// A bound the analysis crossed, so it stopped or skipped part of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Size {
+        bytes: usize,
+        max: usize,
+    },
+    Time {
+        max_ms: u64,
+    },
+    Nodes {
+        max: usize,
+    },
+    Depth {
+        max: usize,
+    },
+    Nesting {
+        max: usize,
+    },
+    /// More pipe operators than `Limits::max_pipes` (checked before parsing).
+    Commands {
+        max: usize,
+    },
+}

@@ -1,0 +1,17 @@
+//! The analysis IR, shared at the bottom: simple commands with their static words and structural
+//! context, the interpreter programs found in them, and the bounds an analysis keeps. `parse`
+//! builds it, `interp` fills in the programs, `signals` reads it; this module imports none of them.
+
+mod analysis;
+mod command;
+mod limits;
+mod program;
+mod static_text;
+mod word;
+
+pub use analysis::{Analysis, Function, Pipeline, ProcessSubstitution};
+pub use command::{Command, Context, Redirect, Stdin, Substitution, Via};
+pub use limits::{Limit, Limits};
+pub use program::{Code, Finding, Language, Origin, ProgramAnalysis, Report, Run, ScriptFiles};
+pub use static_text::{decode_ansi_c, echoed, piped_text};
+pub use word::Word;

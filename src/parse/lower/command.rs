@@ -1,0 +1,186 @@
+//! Simple commands: the grammar's `command` node and the plain command line lowered into one
+//! `Command` each, placeholders that number a command before its substitutions, and
+//! what finishing one sets off (executed substitutions, `set --`, following what it runs).
+
+use super::structure::is_statement;
+use super::word::WordState;
+use super::{Ctx, Lowerer};
+use crate::ir::{Command, Redirect, Stdin, Substitution, Word};
+use tree_sitter::Node;
+
+impl Lowerer<'_> {
+    /// A plain command line (`parse::plain`), lowered as the grammar path lowers its tree
+    /// (`program` → `command` → one `word` per word): the same nodes are counted against the
+    /// bounds at the same depths, and each word is evaluated by the same code.
+    pub(super) fn plain_command(&mut self, words: &[(usize, &str)], ctx: &Ctx) {
+        if !self.visit(ctx) {
+            return;
+        }
+        let mut command = ctx.clone();
+        command.tree_depth += 1;
+        if !self.visit(&command) {
+            return;
+        }
+        command.tree_depth += 1;
+        if let Some((offset, _)) = words.first() {
+            self.lowered.push(*offset);
+        }
+        let index = self.reserve(&command);
+        let mut evaluated = Vec::new();
+        for (_, word) in words {
+            let mut state = WordState::default();
+            if self.visit(&command) {
+                state.literal_unquoted(word);
+            } else {
+                state.opaque();
+            }
+            evaluated.extend(self.static_words(word, state));
+        }
+        let first = if evaluated.is_empty() {
+            Word::default()
+        } else {
+            evaluated.remove(0)
+        };
+        self.finish(index, first, evaluated, Vec::new(), Vec::new(), &command);
+    }
+
+    pub(super) fn command(&mut self, src: &str, node: Node, ctx: &Ctx) {
+        self.lowered.push(node.start_byte());
+        let index = self.reserve(ctx);
+        let mut words = Vec::new();
+        let mut assignments = Vec::new();
+        let mut redirects = ctx.redirects.clone();
+        let mut local = ctx.clone();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => assignments.push(self.assignment_parts(src, child, ctx)),
+                "file_redirect" => {
+                    if let Some(r) = self.file_redirect(src, child, ctx) {
+                        if r.op == "<" {
+                            local.stdin = Some(match r.process {
+                                Some(id) => Stdin::Process { id },
+                                None => Stdin::File(r.target.clone()),
+                            });
+                        }
+                        redirects.push(r);
+                    }
+                }
+                "herestring_redirect" => {
+                    if let Some(w) = self.herestring(src, child, ctx) {
+                        local.stdin = Some(Stdin::HereString(w));
+                    }
+                }
+                "command_name" => {
+                    if let Some(inner) = child.named_child(0) {
+                        words.extend(self.words(src, inner, ctx));
+                    }
+                }
+                k if child.is_named() && is_statement(k) => self.stmt(src, child, ctx),
+                _ if child.is_named() => words.extend(self.words(src, child, ctx)),
+                _ => {}
+            }
+        }
+        let first = if words.is_empty() {
+            Word::default() // only assignments and redirections: they still happen
+        } else {
+            words.remove(0)
+        };
+        if first.raw == "}" && words.is_empty() && redirects.is_empty() {
+            // The stray `}` tree-sitter leaves after `coproc NAME { …; }`: bash has none.
+            if index + 1 == self.out.commands.len() {
+                self.out.commands.pop();
+            }
+            return;
+        }
+        if let Some(stdin) = local.stdin.clone() {
+            if let Some(cmd) = self.out.commands.get_mut(index) {
+                cmd.stdin = stdin;
+            }
+        }
+        self.finish(index, first, words, assignments, redirects, &local);
+    }
+
+    /// Pushes a placeholder so a command's index precedes those of its substitutions.
+    pub(super) fn reserve(&mut self, ctx: &Ctx) -> usize {
+        self.out.commands.push(Command {
+            name: Word::default(),
+            args: Vec::new(),
+            assignments: Vec::new(),
+            redirects: Vec::new(),
+            stdin: ctx.stdin.clone().unwrap_or(Stdin::Inherited),
+            context: ctx.ir.clone(),
+        });
+        self.out.commands.len() - 1
+    }
+
+    pub(super) fn finish(
+        &mut self,
+        index: usize,
+        name: Word,
+        args: Vec<Word>,
+        assignments: Vec<(String, Word)>,
+        redirects: Vec<Redirect>,
+        ctx: &Ctx,
+    ) {
+        let executed = name.substitutions.clone();
+        let Some(cmd) = self.out.commands.get_mut(index) else {
+            return;
+        };
+        cmd.name = name;
+        cmd.args = args;
+        cmd.assignments = assignments;
+        cmd.redirects = redirects;
+        self.mark_executed(&executed);
+        self.track_constants(index);
+        let snapshot = self.out.commands.get(index).cloned();
+        if let Some(cmd) = snapshot {
+            self.follow(index, &cmd, ctx);
+        }
+    }
+
+    /// Remembers `set -- a b` positional parameters.
+    pub(super) fn track_constants(&mut self, index: usize) {
+        let Some(cmd) = self.out.commands.get(index) else {
+            return;
+        };
+        if cmd.is(&["set"]) && cmd.args.first().and_then(Word::value) == Some("--") {
+            let values: Option<Vec<String>> = cmd.args[1..]
+                .iter()
+                .map(|w| w.value().map(str::to_string))
+                .collect();
+            self.vars.positional = values;
+        } else if cmd.is(&["read", "mapfile", "readarray", "getopts"]) {
+            let names: Vec<String> = cmd
+                .arg_values()
+                .filter(|a| !a.starts_with('-'))
+                .map(str::to_string)
+                .collect();
+            for n in names {
+                self.vars.set(&n, None);
+            }
+        }
+    }
+
+    pub(crate) fn mark_executed(&mut self, ids: &[usize]) {
+        for &wanted in ids {
+            let inside = self
+                .out
+                .command_substitutions
+                .get(wanted)
+                .cloned()
+                .unwrap_or_default();
+            for i in inside {
+                if let Some(cmd) = self.out.commands.get_mut(i) {
+                    if let Some(Substitution::Command { id, executed }) =
+                        &mut cmd.context.substitution
+                    {
+                        if *id == wanted {
+                            *executed = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Following what a command runs: wrapped argv, shell strings (a new shell or the same one, with
+//! its nesting bound), and interpreter programs, analysed through the injected `Interpreters`
+//! and their shell-outs lowered in turn.
+
+use super::scripts::source_file;
+use super::vars::Vars;
+use super::{Ctx, Lowerer};
+use crate::ir::{Code, Command, Limit, Run, Stdin, Via, Word};
+use crate::parse::unwrap::{self, Inner};
+
+impl Lowerer<'_> {
+    /// Follows what a command runs: wrapped argv, shell strings, remote commands, and (for a
+    /// command `unwrap` does not know) the interpreter program it runs, with the script files
+    /// it names read first.
+    pub(super) fn follow(&mut self, index: usize, cmd: &Command, ctx: &Ctx) {
+        self.read_scripts(cmd);
+        let all = match unwrap::inner(cmd, &self.out) {
+            Some(all) => all,
+            None => self
+                .interpreters
+                .program(cmd, &self.out)
+                .map(Inner::Code)
+                .into_iter()
+                .collect(),
+        };
+        self.follow_all(index, cmd, ctx, all);
+    }
+
+    /// Lowers each thing `cmd` runs.
+    pub(super) fn follow_all(&mut self, index: usize, cmd: &Command, ctx: &Ctx, all: Vec<Inner>) {
+        for inner in all {
+            match inner {
+                Inner::Argv {
+                    via,
+                    mut words,
+                    extra_args,
+                } => {
+                    if words.is_empty() {
+                        continue;
+                    }
+                    let name = words.remove(0);
+                    let mut c = ctx.clone();
+                    c.ir.via.push(via);
+                    c.ir.wrapped_by = Some(index);
+                    c.ir.extra_args = extra_args;
+                    c.stdin = Some(cmd.stdin.clone());
+                    let inner_index = self.reserve(&c);
+                    self.finish(inner_index, name, words, Vec::new(), Vec::new(), &c);
+                }
+                Inner::Script {
+                    via,
+                    text,
+                    raw,
+                    substitutions,
+                    positional,
+                    same_shell,
+                    template,
+                } => {
+                    self.mark_executed(&substitutions);
+                    let (text, positional) = match (text, template) {
+                        (Some(text), _) => (text, positional),
+                        (None, template) => {
+                            self.out.dynamic_code.push((index, raw));
+                            // The outer shell fills the unknown parts; the inner one's `$1…`
+                            // are not what the template's `$1…` mean, so none are known.
+                            match template {
+                                Some(t) => (t, None),
+                                None => continue,
+                            }
+                        }
+                    };
+                    let depth = ctx.ir.depth + 1;
+                    if depth > self.limits.max_nesting {
+                        self.limit(Limit::Nesting {
+                            max: self.limits.max_nesting,
+                        });
+                        continue;
+                    }
+                    let mut base = ctx.ir.clone();
+                    base.depth = depth;
+                    base.via.push(via);
+                    base.wrapped_by = Some(index);
+                    let saved = if same_shell {
+                        None
+                    } else {
+                        Some(std::mem::replace(
+                            &mut self.vars,
+                            positional.map(Vars::with_positional).unwrap_or_default(),
+                        ))
+                    };
+                    self.nested(&text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
+                    if let Some(saved) = saved {
+                        self.vars = saved;
+                    }
+                }
+                Inner::Code(code) => self.program(index, cmd, ctx, &code),
+            }
+        }
+    }
+
+    /// An interpreter program: its report is kept in `Analysis::programs`, and what it runs is
+    /// lowered with the terminal as stdin (the program text was the interpreter's, not theirs).
+    /// A script already being lowered is not lowered again inside itself.
+    pub(super) fn program(&mut self, index: usize, cmd: &Command, ctx: &Ctx, code: &Code) {
+        let file = source_file(code, cmd).map(str::to_string);
+        if let Some(file) = &file {
+            if !self.open_script(file) {
+                return;
+            }
+        }
+        let analysed = self.interpreters.analyse(code, self.limits);
+        if analysed.timed_out {
+            self.limit(Limit::Time {
+                max_ms: self.limits.max_millis,
+            });
+        }
+        if analysed.exhausted {
+            self.limit(Limit::Nodes {
+                max: self.limits.max_nodes,
+            });
+        }
+        self.out.programs.push((index, analysed.report));
+        let (fed, terminal): (Vec<Run>, Vec<Run>) = analysed
+            .runs
+            .into_iter()
+            .partition(|run| matches!(run, Run::Shell { fed: true, .. }));
+        let inner = |runs: Vec<Run>| -> Vec<Inner> {
+            runs.into_iter()
+                .map(|run| run_inner(&code.interpreter, run))
+                .collect()
+        };
+        let mut c = ctx.clone();
+        c.stdin = None;
+        let mut plain = cmd.clone();
+        plain.stdin = Stdin::Inherited;
+        self.follow_all(index, &plain, &c, inner(terminal));
+        // Fed by the program: neither the terminal nor text the analysis can see.
+        plain.stdin = Stdin::File(Word::unknown("<program output>"));
+        self.follow_all(index, &plain, &c, inner(fed));
+        if file.is_some() {
+            self.close_script();
+        }
+    }
+}
+
+/// What a program runs, as the shell analysis follows it: a shell string reached through the
+/// interpreter's call (`python3 os.system`), or an argv with its run-time words unknown.
+fn run_inner(interpreter: &str, run: Run) -> Inner {
+    match run {
+        Run::Shell {
+            call,
+            text,
+            positional,
+            ..
+        } => Inner::Script {
+            via: Via::Shell(format!("{interpreter} {call}")),
+            raw: text.clone(),
+            text: Some(text),
+            substitutions: Vec::new(),
+            positional,
+            same_shell: false,
+            template: None,
+        },
+        Run::Argv { call, words } => Inner::Argv {
+            via: Via::Wrapper(format!("{interpreter} {call}")),
+            words: words
+                .iter()
+                .map(|w| match w {
+                    Some(v) => Word::literal(v),
+                    None => Word::unknown("<runtime>"),
+                })
+                .collect(),
+            extra_args: false,
+        },
+    }
+}

@@ -1,0 +1,241 @@
+//! Lowering: tree-sitter-bash syntax trees into the IR. This file holds the state of one
+//! analysis, its bounds (bytes, pipes, nodes, tree depth, time) and the entry for each text;
+//! the walk over structure, commands, words and what they run live in the files below.
+
+mod assign;
+mod command;
+mod follow;
+mod grammar;
+mod redirect;
+mod scripts;
+mod structure;
+mod substitution;
+mod vars;
+mod word;
+
+use super::{recover, Interpreters, ReadScript};
+use crate::ir::{Analysis, Context, Limit, Limits, Redirect, Stdin};
+use scripts::Scripts;
+use std::time::Instant;
+use tree_sitter::{Node, Parser};
+use vars::Vars;
+
+/// Longest raw text kept per word, so nested substitutions stay linear.
+const MAX_RAW: usize = 4096;
+/// Most words one brace expansion may produce.
+const MAX_BRACE: usize = 1024;
+
+/// Lowering state shared by one analysis and all the shell strings nested in it.
+pub(crate) struct Lowerer<'l> {
+    pub(crate) out: Analysis,
+    limits: &'l Limits,
+    /// Finds and analyses the interpreter programs commands run (injected: `crate::interp`).
+    interpreters: &'l dyn Interpreters,
+    /// The script files those programs are read from, each asked for once.
+    scripts: Scripts<'l>,
+    /// Made on the first text that needs the grammar (a plain command line does not).
+    parser: Option<Parser>,
+    started: Instant,
+    nodes: usize,
+    stopped: bool,
+    vars: Vars,
+    /// Syntax depth at which the text being parsed was found (0 for the top level).
+    base_depth: usize,
+    /// Start bytes of the simple commands lowered from the text being parsed (not from texts
+    /// nested in it), so the parse-error fallback knows which lines were already seen.
+    lowered: Vec<usize>,
+    /// The elements of the array value `assignment_parts` just evaluated, for `remember`.
+    pending_array: Option<Option<Vec<String>>>,
+    /// Plain command lines are lowered without the grammar (`parse::plain`); off only to
+    /// compare the two paths.
+    plain_lines: bool,
+}
+
+/// Context while walking: what every command found below inherits.
+#[derive(Clone, Debug, Default)]
+struct Ctx {
+    ir: Context,
+    stdin: Option<Stdin>,
+    redirects: Vec<Redirect>,
+    tree_depth: usize,
+}
+
+impl<'l> Lowerer<'l> {
+    pub(crate) fn new(
+        limits: &'l Limits,
+        interpreters: &'l dyn Interpreters,
+        read: &'l mut ReadScript<'l>,
+    ) -> Self {
+        Lowerer {
+            out: Analysis::default(),
+            limits,
+            interpreters,
+            scripts: Scripts::new(read),
+            parser: None,
+            started: Instant::now(),
+            nodes: 0,
+            stopped: false,
+            vars: Vars::default(),
+            pending_array: None,
+            base_depth: 0,
+            lowered: Vec::new(),
+            plain_lines: true,
+        }
+    }
+
+    /// A lowerer that sends every text through tree-sitter, plain command lines included.
+    pub(crate) fn grammar_only(
+        limits: &'l Limits,
+        interpreters: &'l dyn Interpreters,
+        read: &'l mut ReadScript<'l>,
+    ) -> Self {
+        Lowerer {
+            plain_lines: false,
+            ..Lowerer::new(limits, interpreters, read)
+        }
+    }
+
+    fn limit(&mut self, limit: Limit) {
+        if !self.out.limits.contains(&limit) {
+            self.out.limits.push(limit);
+        }
+    }
+
+    fn over_time(&self) -> bool {
+        self.started.elapsed().as_millis() as u64 > self.limits.max_millis
+    }
+
+    /// Parses and lowers `text` as a shell script at nesting `depth` under `base`.
+    pub(crate) fn script(&mut self, text: &str, base: &Context, stdin: Option<Stdin>) {
+        if self.stopped {
+            return;
+        }
+        // The text as bash and dash read it: both drop NUL bytes from their input, and
+        // tree-sitter would take one for the end of the input and misparse what follows
+        // (`rm -rf /`, then a line with a NUL, read as `rm -rf /#…`). The shell surface refuses
+        // scripts with NUL bytes; script files read for nested shells and the review surfaces
+        // are analysed like this.
+        let without_nul;
+        let text = if text.contains('\0') {
+            without_nul = text.replace('\0', "");
+            without_nul.as_str()
+        } else {
+            text
+        };
+        if text.len() > self.limits.max_bytes {
+            self.limit(Limit::Size {
+                bytes: text.len(),
+                max: self.limits.max_bytes,
+            });
+            return;
+        }
+        if recover::pipe_count(text) > self.limits.max_pipes {
+            self.limit(Limit::Commands {
+                max: self.limits.max_pipes,
+            });
+            return;
+        }
+        let ctx = Ctx {
+            ir: base.clone(),
+            stdin,
+            tree_depth: self.base_depth,
+            ..Ctx::default()
+        };
+        if self.plain_lines {
+            if let Some(words) = super::plain::plain_words(text) {
+                return self.plain_command(&words, &ctx);
+            }
+        }
+        let Some(tree) = self.parse(text) else { return };
+        let root = tree.root_node();
+        if !root.has_error() {
+            return self.stmt(text, root, &ctx);
+        }
+        // Valid bash that tree-sitter misreads is rewritten and parsed again.
+        let repaired = recover::repair(text, root, self.limits.max_nodes);
+        let fixed = repaired
+            .as_ref()
+            .and_then(|t| Some((t.as_str(), self.parse(t)?)));
+        let (text, tree) = match fixed {
+            Some((t, tree)) => (t, tree),
+            None => (text, tree),
+        };
+        let root = tree.root_node();
+        if let Some(snippet) = recover::error_snippet(text, root) {
+            self.out.parse_errors.push(snippet);
+        }
+        let outer = std::mem::take(&mut self.lowered);
+        self.stmt(text, root, &ctx);
+        if root.has_error() {
+            self.lines_error_recovery_hid(text, &ctx);
+        }
+        self.lowered = outer;
+    }
+
+    /// A syntax error can make tree-sitter swallow whole commands into an ERROR node as plain
+    /// words (`rm -rf /` followed by an unterminated quote on the next line). Every line of the
+    /// text on which no command was lowered, and that parses cleanly on its own, is lowered on
+    /// its own: one parse error never hides a command elsewhere.
+    fn lines_error_recovery_hid(&mut self, text: &str, ctx: &Ctx) {
+        const MAX_LINES: usize = 2048;
+        let mut start = 0;
+        for line in text.split_inclusive('\n').take(MAX_LINES) {
+            let end = start + line.len();
+            let seen = self.lowered.iter().any(|&b| (start..end).contains(&b));
+            let body = line.trim();
+            if !seen && !body.is_empty() && !body.starts_with('#') && !self.stopped {
+                if let Some(tree) = self.parse(line) {
+                    let root = tree.root_node();
+                    if !root.has_error() {
+                        let saved = std::mem::take(&mut self.lowered);
+                        self.stmt(line, root, ctx);
+                        self.lowered = saved;
+                    }
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// `script` for a shell string found at syntax depth `tree_depth`: the depth carries on, so
+    /// the recursion of all nested levels together stays under `max_depth`.
+    fn nested(&mut self, text: &str, base: &Context, stdin: Option<Stdin>, tree_depth: usize) {
+        let saved = std::mem::replace(&mut self.base_depth, tree_depth);
+        self.script(text, base, stdin);
+        self.base_depth = saved;
+    }
+
+    /// Counts a node; false when a bound stops the walk.
+    fn visit(&mut self, ctx: &Ctx) -> bool {
+        if self.stopped {
+            return false;
+        }
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            self.limit(Limit::Nodes {
+                max: self.limits.max_nodes,
+            });
+            self.stopped = true;
+            return false;
+        }
+        if self.nodes % 512 == 0 && self.over_time() {
+            self.limit(Limit::Time {
+                max_ms: self.limits.max_millis,
+            });
+            self.stopped = true;
+            return false;
+        }
+        if ctx.tree_depth > self.limits.max_depth {
+            self.limit(Limit::Depth {
+                max: self.limits.max_depth,
+            });
+            return false;
+        }
+        true
+    }
+}
+
+pub(super) fn text<'s>(src: &'s str, node: Node) -> &'s str {
+    src.get(node.start_byte()..node.end_byte())
+        .unwrap_or_default()
+}

@@ -1,0 +1,342 @@
+//! Words: one word node evaluated statically, part by part (literal text, quotes, ANSI-C
+//! strings, parameters with their operators and known constants), then split into fields and
+//! brace-expanded; a part only known at run time leaves the word dynamic.
+
+use super::vars::Value;
+use super::{text, Ctx, Lowerer, MAX_BRACE, MAX_RAW};
+use crate::ir::{decode_ansi_c, Word};
+use crate::parse::word::{unescape_double_quoted, unescape_unquoted, CharKind, Chars};
+use tree_sitter::Node;
+
+/// One word being evaluated: its characters so far with their kinds, whether some part is only
+/// known at run time, and what the finished `Word` carries besides its value.
+#[derive(Default)]
+pub(super) struct WordState {
+    pub(super) chars: Chars,
+    pub(super) dynamic: bool,
+    pub(super) shown: String,
+    pub(super) prefix: String,
+    pub(super) unguarded: bool,
+    pub(super) guarded: bool,
+    pub(super) substitutions: Vec<usize>,
+    pub(super) processes: Vec<usize>,
+    /// The text with unknown parameter expansions left as written (see `Word::template`).
+    pub(super) template: String,
+    /// A part that a template cannot stand for (a substitution) was seen.
+    pub(super) no_template: bool,
+}
+
+impl WordState {
+    pub(super) fn literal(&mut self, text: &str, kind: CharKind) {
+        self.chars.push_str(text, kind);
+        self.shown.push_str(text);
+        self.template.push_str(text);
+    }
+
+    /// Unquoted word text: backslash escapes removed, the rest literal.
+    pub(super) fn literal_unquoted(&mut self, text: &str) {
+        let mut chars = Chars::default();
+        unescape_unquoted(text, &mut chars);
+        self.shown.extend(chars.0.iter().map(|(c, _)| *c));
+        self.template.extend(chars.0.iter().map(|(c, _)| *c));
+        self.chars.0.extend(chars.0);
+    }
+
+    pub(super) fn dynamic(&mut self) {
+        if !self.dynamic {
+            self.prefix = self.chars.0.iter().map(|(c, _)| *c).collect();
+        }
+        self.dynamic = true;
+    }
+
+    /// A run-time part the template cannot represent.
+    pub(super) fn opaque(&mut self) {
+        self.dynamic();
+        self.no_template = true;
+    }
+}
+
+impl Lowerer<'_> {
+    /// Evaluates a word node into one or more words (brace expansion and field splitting of
+    /// known constants can make several).
+    pub(super) fn words(&mut self, src: &str, node: Node, ctx: &Ctx) -> Vec<Word> {
+        let mut state = WordState::default();
+        self.part(src, node, ctx, &mut state, false);
+        self.static_words(text(src, node), state)
+    }
+
+    /// The words one word written as `written` evaluates to, given its evaluated parts.
+    pub(super) fn static_words(&self, written: &str, state: WordState) -> Vec<Word> {
+        let raw: String = written.chars().take(MAX_RAW).collect();
+        let base = Word {
+            raw: raw.clone(),
+            shown: state.shown.clone(),
+            static_prefix: if state.dynamic {
+                state.prefix.clone()
+            } else {
+                state.chars.0.iter().map(|(c, _)| *c).collect()
+            },
+            unguarded_param: state.unguarded,
+            guarded_param: state.guarded,
+            substitutions: state.substitutions.clone(),
+            processes: state.processes.clone(),
+            glob: false,
+            obfuscated: false,
+            template: (state.dynamic && !state.no_template).then(|| state.template.clone()),
+            ..Word::default()
+        };
+        let expanded = if state.dynamic {
+            None
+        } else {
+            state.chars.expand_with(self.vars.ifs(), MAX_BRACE)
+        };
+        let Some(expanded) = expanded else {
+            // Only known at run time (or too large an expansion to follow).
+            let glob = state
+                .chars
+                .0
+                .iter()
+                .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
+            return vec![Word { glob, ..base }];
+        };
+        if expanded.is_empty() {
+            // An unquoted expansion of an empty constant: the word disappears.
+            return Vec::new();
+        }
+        let single = expanded.len() == 1;
+        expanded
+            .into_iter()
+            .map(|(value, glob)| {
+                let plain = !value.is_empty()
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "._-/+".contains(c));
+                let obfuscated = plain && raw != value && !raw.contains('{');
+                Word {
+                    shown: if single {
+                        base.shown.clone()
+                    } else {
+                        value.clone()
+                    },
+                    static_prefix: value.clone(),
+                    glob,
+                    obfuscated,
+                    ..base.clone()
+                }
+                .with_value(Some(value))
+            })
+            .collect()
+    }
+
+    /// Adds one syntactic part of a word to `state`. `quoted` is true inside double quotes.
+    pub(super) fn part(
+        &mut self,
+        src: &str,
+        node: Node,
+        ctx: &Ctx,
+        state: &mut WordState,
+        quoted: bool,
+    ) {
+        if !self.visit(ctx) {
+            state.opaque();
+            return;
+        }
+        let mut deeper = ctx.clone();
+        deeper.tree_depth += 1;
+        let ctx = &deeper;
+        let t = text(src, node);
+        match node.kind() {
+            "word"
+            | "number"
+            | "brace_expression"
+            | "extglob_pattern"
+            | "special_variable_name"
+            | "variable_name"
+            | "regex"
+            | "test_operator"
+            | "file_descriptor" => {
+                if quoted {
+                    state.literal(t, CharKind::Quoted);
+                } else {
+                    state.literal_unquoted(t);
+                }
+            }
+            "raw_string" => {
+                let body = t
+                    .strip_prefix('\'')
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(t);
+                state.literal(body, CharKind::Quoted);
+            }
+            "ansi_c_string" => {
+                let body = t
+                    .strip_prefix("$'")
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(t);
+                state.literal(&decode_ansi_c(body), CharKind::Quoted);
+            }
+            "string" => self.double_quoted(src, node, ctx, state),
+            "translated_string" | "concatenation" | "command_name" => {
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.part(src, child, ctx, state, quoted);
+                }
+            }
+            "simple_expansion" => self.parameter(t, t.trim_start_matches('$'), "", state, quoted),
+            "expansion" => {
+                let body = t
+                    .strip_prefix("${")
+                    .and_then(|s| s.strip_suffix('}'))
+                    .unwrap_or(t);
+                let (name, op) = split_parameter(body);
+                self.parameter(t, name, op, state, quoted);
+                // `${X:-$(cmd)}` runs cmd: lower substitutions hidden in the operator's word.
+                self.hidden_substitutions(src, node, ctx, state);
+            }
+            "command_substitution" => self.command_substitution(src, node, ctx, state, quoted),
+            "process_substitution" => self.process_substitution(src, node, ctx, state),
+            "arithmetic_expansion" => {
+                self.hidden_substitutions(src, node, ctx, state);
+                state.opaque();
+            }
+            _ => {
+                self.hidden_substitutions(src, node, ctx, state);
+                if quoted {
+                    state.literal(t, CharKind::Quoted);
+                } else {
+                    state.literal(t, CharKind::Literal);
+                }
+            }
+        }
+    }
+
+    pub(super) fn double_quoted(
+        &mut self,
+        src: &str,
+        node: Node,
+        ctx: &Ctx,
+        state: &mut WordState,
+    ) {
+        let end = node.end_byte().saturating_sub(1);
+        let mut pos = node.start_byte() + 1;
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        for child in children {
+            if child.start_byte() > pos && child.start_byte() <= end {
+                let gap = src.get(pos..child.start_byte()).unwrap_or_default();
+                state.literal(&unescape_double_quoted(gap), CharKind::Quoted);
+            }
+            if child.is_named() {
+                if child.kind() == "string_content" {
+                    state.literal(&unescape_double_quoted(text(src, child)), CharKind::Quoted);
+                } else {
+                    self.part(src, child, ctx, state, true);
+                }
+            }
+            pos = pos.max(child.end_byte());
+        }
+        if pos < end {
+            let gap = src.get(pos..end).unwrap_or_default();
+            state.literal(&unescape_double_quoted(gap), CharKind::Quoted);
+        }
+    }
+
+    /// `$name` / `${name<op>…}` (written as `raw`): a known constant's value, or a run-time value.
+    pub(super) fn parameter(
+        &mut self,
+        raw: &str,
+        name: &str,
+        op: &str,
+        state: &mut WordState,
+        quoted: bool,
+    ) {
+        state.shown.push('$');
+        state.shown.push_str(name);
+        let special = matches!(name, "$" | "?" | "#" | "!" | "-" | "0") || name.starts_with('#');
+        let (subscript, op) = split_subscript(op);
+        let guarded = op.starts_with(":?") || op.starts_with('?');
+        // `${D:?}`, `${D:-x}`, `${D:=x}` (and the colon-less forms) expand to D's value when D is
+        // set; with a known constant that is the value (`D=/; rm -rf "${D:?}"` deletes `/`).
+        let uses_value = op.is_empty()
+            || [":?", ":-", ":=", "?", "-", "="]
+                .iter()
+                .any(|o| op.starts_with(o));
+        let colon = op.starts_with(':');
+        let known = if uses_value && !name.starts_with('!') && !name.starts_with('#') {
+            self.vars
+                .lookup(name, subscript)
+                .filter(|v| !(colon && matches!(v, Value::One(s) if s.is_empty())))
+        } else {
+            None
+        };
+        let kind = if quoted {
+            CharKind::Quoted
+        } else {
+            CharKind::Expanded
+        };
+        match known {
+            Some(_) if !quoted && self.vars.ifs_unknown => {
+                state.opaque();
+                state.unguarded = true;
+            }
+            Some(Value::One(value)) => {
+                state.chars.push_str(&value, kind);
+                state.template.push_str(&value);
+            }
+            Some(Value::Fields(fields)) => {
+                for (i, field) in fields.iter().enumerate() {
+                    if i > 0 {
+                        let sep = if quoted {
+                            CharKind::Break
+                        } else {
+                            CharKind::Expanded
+                        };
+                        state.chars.0.push((' ', sep));
+                        state.template.push(' ');
+                    }
+                    state.chars.push_str(field, kind);
+                    state.template.push_str(field);
+                }
+            }
+            None => {
+                state.dynamic();
+                state.template.push_str(raw);
+                if guarded {
+                    state.guarded = true;
+                } else if !special {
+                    state.unguarded = true;
+                }
+            }
+        }
+    }
+}
+
+/// Splits `[sub]rest` into the subscript and the rest of the operator.
+fn split_subscript(op: &str) -> (Option<&str>, &str) {
+    let Some(rest) = op.strip_prefix('[') else {
+        return (None, op);
+    };
+    match rest.split_once(']') {
+        Some((sub, after)) => (Some(sub), after),
+        None => (None, op),
+    }
+}
+
+/// Splits a `${…}` body into the parameter name and the operator text that follows.
+fn split_parameter(body: &str) -> (&str, &str) {
+    if body.starts_with('#') && body.len() > 1 {
+        return (body, "");
+    }
+    let start = usize::from(body.starts_with('!'));
+    let rest = &body[start..];
+    let len = match rest.chars().next() {
+        Some(c) if c.is_ascii_digit() => rest.chars().take_while(char::is_ascii_digit).count(),
+        Some(c) if "@*#?$!-".contains(c) => 1,
+        _ => rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .count(),
+    };
+    body.split_at(start + len)
+}

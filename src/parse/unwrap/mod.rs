@@ -1,0 +1,211 @@
+//! What runs something else: wrappers, `xargs`/`find -exec`, nested shells and remote or container
+//! execs, each yielding the argv or shell string it runs for `lower` to analyse. This file holds
+//! what they yield and the dispatch by command name; each family has its own file below.
+
+mod remote;
+mod runners;
+mod shells;
+mod wrappers;
+
+use crate::ir::{Analysis, Code, Command, Via, Word};
+use crate::programs::SHELLS;
+use remote::{container, kubectl, ssh};
+use runners::{find, parallel, xargs};
+use shells::{script_command, shell};
+use wrappers::{alias, coproc, env, flock, su, sudo, watch};
+
+/// Something a command runs.
+#[derive(Debug)]
+pub enum Inner {
+    /// An argv run directly (no shell parsing in between).
+    Argv {
+        via: Via,
+        words: Vec<Word>,
+        /// More arguments are appended at run time (`xargs`, `find -exec … {} +`).
+        extra_args: bool,
+    },
+    /// A shell string. `text` is `None` when it is only known at run time.
+    Script {
+        via: Via,
+        text: Option<String>,
+        raw: String,
+        /// Substitutions whose output becomes part of the script.
+        substitutions: Vec<usize>,
+        /// `$1…` of the new shell (`sh -c STR NAME ARGS…`).
+        positional: Option<Vec<String>>,
+        /// Runs in the current shell (`eval`), so constants carry over.
+        same_shell: bool,
+        /// When `text` is `None`: the string with its unknown expansions left as written
+        /// (`bash -c "rm -rf $D"` → `rm -rf $D`), analysed as an approximation.
+        template: Option<String>,
+    },
+    /// An interpreter program (`python3 -c`, `perl -e`, a heredoc, a script), analysed through
+    /// the injected `Interpreters`; what it runs is lowered like the variants above.
+    Code(Code),
+}
+
+/// Everything `cmd` runs, in order; `None` when it is not a wrapper, shell or remote exec this
+/// module knows (it may still be an interpreter, which the caller asks about).
+pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
+    let Some(base) = cmd.base() else {
+        return Some(Vec::new());
+    };
+    let args = &cmd.args;
+    let wrap = |at: usize| argv(base, args, at, false);
+    Some(match base {
+        "sudo" => sudo(args),
+        "doas" => wrap(skip_options(args, "uC", &[])),
+        "pkexec" => wrap(skip_options(args, "", &["--user"])),
+        "su" | "runuser" | "sg" => su(base, cmd),
+        "env" => env(args),
+        "command" => {
+            let at = skip_options(args, "", &[]);
+            if args[..at]
+                .iter()
+                .any(|w| w.value().is_some_and(|v| v.contains(['v', 'V'])))
+            {
+                Vec::new()
+            } else {
+                wrap(at)
+            }
+        }
+        "builtin" | "nohup" | "unbuffer" | "fakeroot" | "torsocks" | "proxychains"
+        | "proxychains4" | "catchsegv" | "sudo-rs" => wrap(skip_options(args, "", &[])),
+        "exec" => wrap(skip_options(args, "a", &[])),
+        "nice" => wrap(skip_options(args, "n", &["--adjustment"])),
+        "ionice" => {
+            if cmd.short_flags().contains('p') {
+                Vec::new()
+            } else {
+                wrap(skip_options(args, "cnP", &["--class", "--classdata"]))
+            }
+        }
+        "timeout" => wrap(skip_options(args, "sk", &["--signal", "--kill-after"]) + 1),
+        "time" => wrap(skip_options(args, "fo", &["--format", "--output"])),
+        "stdbuf" => wrap(skip_options(
+            args,
+            "ioe",
+            &["--input", "--output", "--error"],
+        )),
+        "setsid" => wrap(skip_options(args, "", &[])),
+        "chroot" => wrap(skip_options(args, "", &["--userspec", "--groups"]) + 1),
+        "chrt" | "taskset" => wrap(skip_options(args, "", &[]) + 1),
+        "flock" => flock(args),
+        "strace" | "ltrace" => wrap(skip_options(args, "abeEIoOpPsSuX", &[])),
+        "unshare" | "nsenter" | "systemd-run" | "firejail" | "bwrap" | "valgrind" => wrap(
+            skip_options(args, "tSGpMu", &["--uid", "--gid", "--unit", "--property"]),
+        ),
+        "sshpass" => wrap(skip_options(args, "pfde", &[])),
+        "coproc" => coproc(args),
+        "watch" => watch(args),
+        "xargs" => xargs(args, &cmd.stdin, analysis),
+        "parallel" => parallel(args),
+        "find" => find(args),
+        "busybox" => wrap(0),
+        "script" => script_command(args),
+        "eval" => vec![joined(Via::Shell("eval".into()), args, true)],
+        "alias" => alias(args),
+        "ssh" => ssh(args),
+        "docker" | "podman" | "nerdctl" => container(base, args),
+        "kubectl" | "oc" => kubectl(base, args),
+        _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
+        _ => return None,
+    })
+}
+
+fn argv(via: &str, args: &[Word], at: usize, extra_args: bool) -> Vec<Inner> {
+    let mut words: Vec<Word> = args.get(at..).unwrap_or_default().to_vec();
+    // Leading NAME=value assignments (env, sudo) are not the command.
+    while words.first().is_some_and(is_assignment) {
+        words.remove(0);
+    }
+    if words.is_empty() {
+        return Vec::new();
+    }
+    vec![Inner::Argv {
+        via: Via::Wrapper(via.to_string()),
+        words,
+        extra_args,
+    }]
+}
+
+fn is_assignment(w: &Word) -> bool {
+    let v = w.value().unwrap_or(&w.raw);
+    match v.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Index of the first operand after options. `short_values` are short options that take a
+/// value; `long_values` long ones (also accepted as `--opt=value`). `--` is consumed.
+pub fn skip_options(args: &[Word], short_values: &str, long_values: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let Some(v) = word.value() else {
+            return i;
+        };
+        if v == "--" {
+            return i + 1;
+        }
+        if let Some(long) = v.strip_prefix("--") {
+            let takes = long_values
+                .iter()
+                .any(|l| l.trim_start_matches("--") == long);
+            i += if takes { 2 } else { 1 };
+            continue;
+        }
+        if v.len() < 2 || !v.starts_with('-') {
+            return i;
+        }
+        let letters: Vec<char> = v[1..].chars().collect();
+        let mut consumed_next = false;
+        for (pos, c) in letters.iter().enumerate() {
+            if short_values.contains(*c) {
+                consumed_next = pos + 1 == letters.len();
+                break;
+            }
+        }
+        i += if consumed_next { 2 } else { 1 };
+    }
+    i
+}
+
+/// Words joined by spaces as a shell string (`eval a b`, `ssh host a b`, `watch a b`).
+fn joined(via: Via, words: &[Word], same_shell: bool) -> Inner {
+    let values: Option<Vec<&str>> = words.iter().map(Word::value).collect();
+    let raw = words
+        .iter()
+        .map(|w| w.raw.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let templates: Option<Vec<&str>> = words
+        .iter()
+        .map(|w| w.value().or(w.template.as_deref()))
+        .collect();
+    Inner::Script {
+        via,
+        text: values.map(|v| v.join(" ")),
+        raw,
+        substitutions: words.iter().flat_map(|w| w.substitutions.clone()).collect(),
+        positional: None,
+        same_shell,
+        template: templates.map(|t| t.join(" ")),
+    }
+}
+
+fn script(via: Via, word: &Word, positional: Option<Vec<String>>, same_shell: bool) -> Inner {
+    Inner::Script {
+        via,
+        text: word.value().map(str::to_string),
+        raw: word.raw.clone(),
+        substitutions: word.substitutions.clone(),
+        positional,
+        same_shell,
+        template: word.template.clone(),
+    }
+}
