@@ -152,6 +152,7 @@ fn decided_record(
 ) -> Record {
     let verdict = assessment.verdict.clone();
     Record::new(ctx, config, request.surface, request.text, verdict, started).with_evidence(
+        &assessment.analysis,
         &assessment.signals,
         &assessment.policy_digest,
         &assessment.target.env,

@@ -4,6 +4,7 @@
 
 use crate::config::{AuditConfig, Config};
 use crate::context::Context;
+use crate::ir::Analysis;
 use crate::signals::{max_severity, Signal};
 use crate::verdict::{Surface, Verdict};
 use serde::Serialize;
@@ -35,6 +36,8 @@ pub struct Record {
     #[serde(flatten)]
     pub verdict: Verdict,
     pub policy_digest: String,
+    /// Ansible tasks the command carried (`payload::audit_view`): module and bounded arguments.
+    pub ansible_tasks: Vec<serde_json::Value>,
     pub duration_us: u64,
 }
 
@@ -66,17 +69,21 @@ impl Record {
             max_severity: "",
             verdict,
             policy_digest: String::new(),
+            ansible_tasks: Vec::new(),
             duration_us: started.elapsed().as_micros() as u64,
         }
     }
 
-    /// The evidence of a decision: its signals, the policy digest and the target's env.
+    /// The evidence of a decision: its signals, the Ansible tasks its analysis decoded, the
+    /// policy digest and the target's env.
     pub fn with_evidence(
         mut self,
+        analysis: &Analysis,
         signals: &[Signal],
         policy_digest: &str,
         target_env: &str,
     ) -> Self {
+        self.ansible_tasks = crate::payload::audit_view(analysis);
         self.signals = signals.iter().map(Signal::id).collect();
         self.max_severity = max_severity(signals).map_or("", |s| s.as_str());
         self.policy_digest = policy_digest.to_string();

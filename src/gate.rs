@@ -72,9 +72,12 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
         _ => Mode::Command,
     };
     let limits = &config.limits;
-    let mut read = |path: &str| {
-        crate::script_files::read_script(Path::new(&ctx.cwd), path, limits.max_code_bytes)
-    };
+    // Script files are read up to the larger of the two bounds: an automation payload (an
+    // AnsiballZ wrapper) is decoded up to its own; any other script over `max_code_bytes` is
+    // reported as too large to analyse, as before.
+    let script_bound = limits.max_code_bytes.max(limits.max_payload_bytes);
+    let mut read =
+        |path: &str| crate::script_files::read_script(Path::new(&ctx.cwd), path, script_bound);
     let analysis = crate::analysis::analyse_reading(request.text, limits, &mut read);
     let signals = signals::detect(&analysis);
     debug!(

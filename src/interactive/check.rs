@@ -47,6 +47,7 @@ pub fn decide(
             verdict = Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
         }
         Record::new(ctx, config, surface, text, verdict, started).with_evidence(
+            &assessment.analysis,
             &assessment.signals,
             &assessment.policy_digest,
             &assessment.target.env,

@@ -4,6 +4,7 @@
 //! and sed programs for their shell-outs. Pure: script files are read at the edge and handed in.
 //! The shell analysis reaches this layer only through `Analyser` (`crate::analysis` wires it).
 
+mod ansible;
 mod args;
 mod lexer;
 mod others;
@@ -18,6 +19,7 @@ pub use crate::ir::{Code, Finding, Language, Origin, ProgramAnalysis, Report, Ru
 pub use source::{program, script_paths};
 
 use crate::ir::{Analysis, Command, Limits};
+use crate::payload::ansiballz;
 use crate::programs::is_interpreter;
 
 /// What a language analyzer hands back.
@@ -51,6 +53,11 @@ const MAX_RUNS: usize = 256;
 
 /// Analyses one program within `limits`.
 pub fn analyse(code: &Code, limits: &Limits) -> ProgramAnalysis {
+    if let (Language::Python, Some(text)) = (code.language, &code.text) {
+        if ansiballz::is_wrapper(text) {
+            return ansible::analyse(code, text, limits);
+        }
+    }
     let bytes = code.text.as_ref().map_or(0, String::len);
     let mut report = Report {
         language: code.language,
@@ -61,6 +68,7 @@ pub fn analyse(code: &Code, limits: &Limits) -> ProgramAnalysis {
         dynamic: code.text.is_none() || code.partial,
         parse_incomplete: false,
         findings: Vec::new(),
+        payload: None,
     };
     let text = match &code.text {
         Some(t) if !report.too_large => t,

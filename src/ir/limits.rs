@@ -23,6 +23,9 @@ pub struct Limits {
     /// Largest interpreter program analysed, in bytes (`python3 -c`, a heredoc, a script file).
     /// A larger one is denied unanalysed, so padding cannot push code past the scan.
     pub max_code_bytes: usize,
+    /// Largest automation payload decoded, in bytes (an Ansible AnsiballZ wrapper, which is
+    /// generated code of 100 KiB and more); a larger one is denied undecoded.
+    pub max_payload_bytes: usize,
 }
 
 impl Default for Limits {
@@ -35,6 +38,7 @@ impl Default for Limits {
             max_millis: 1_000,
             max_pipes: 1_024,
             max_code_bytes: 64 * 1024,
+            max_payload_bytes: 8 << 20,
         }
     }
 }

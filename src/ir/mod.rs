@@ -12,6 +12,8 @@ mod word;
 pub use analysis::{Analysis, Function, Pipeline, ProcessSubstitution};
 pub use command::{Command, Context, Redirect, Stdin, Substitution, Via};
 pub use limits::{Limit, Limits};
-pub use program::{Code, Finding, Language, Origin, ProgramAnalysis, Report, Run, ScriptFiles};
+pub use program::{
+    Code, Finding, Language, Origin, Payload, ProgramAnalysis, Report, Run, ScriptFiles,
+};
 pub use static_text::{decode_ansi_c, echoed, piped_text};
 pub use word::Word;

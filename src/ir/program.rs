@@ -95,7 +95,7 @@ pub enum Finding {
 }
 
 /// What the analysis of one program found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub language: Language,
     pub interpreter: String,
@@ -109,10 +109,28 @@ pub struct Report {
     /// The text did not parse cleanly; what parsed was still analysed.
     pub parse_incomplete: bool,
     pub findings: Vec<Finding>,
+    /// The program is an automation payload (an Ansible task), decoded or not.
+    pub payload: Option<Payload>,
+}
+
+/// An automation payload a program carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    /// An Ansible task from an AnsiballZ wrapper: the module that runs (`ansible.modules.file`)
+    /// and its arguments. `known`: the module's effect is said as shell lines (in `runs`).
+    AnsibleTask {
+        module: String,
+        args: serde_json::Map<String, serde_json::Value>,
+        no_log: bool,
+        known: bool,
+    },
+    /// A wrapper that could not be decoded: `malformed` (truncated, damaged, over a bound: fail
+    /// closed), or of a format this build does not know.
+    Undecoded { malformed: bool, reason: String },
 }
 
 /// The analysis of one program: the report, and what it runs for the shell analysis to lower.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProgramAnalysis {
     pub report: Report,
     /// What the program runs, in order.

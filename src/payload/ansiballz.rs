@@ -28,6 +28,13 @@ impl Default for Bounds {
     }
 }
 
+/// Collection modules known by name (the modules the state-changing table covers that moved
+/// out of ansible-core).
+pub const KNOWN_COLLECTIONS: &[(&str, &[&str])] = &[
+    ("ansible.posix", &["mount", "authorized_key"]),
+    ("community.general", &["filesystem", "parted"]),
+];
+
 /// One decoded task.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Task {
@@ -38,10 +45,20 @@ pub struct Task {
 }
 
 impl Task {
-    /// The builtin module's short name (`file` for `ansible.modules.file`), or `None` for a
-    /// module from a collection (whose name says nothing about what it does).
-    pub fn builtin(&self) -> Option<&str> {
-        self.fqn.strip_prefix("ansible.modules.")
+    /// The module's short name when it is a builtin (`file` for `ansible.modules.file`) or one
+    /// of the well-known collection modules that do the same as a builtin-style name
+    /// ([`KNOWN_COLLECTIONS`]); `None` for any other module, whose name says nothing certain.
+    pub fn known_name(&self) -> Option<&str> {
+        if let Some(name) = self.fqn.strip_prefix("ansible.modules.") {
+            return Some(name);
+        }
+        let rest = self.fqn.strip_prefix("ansible_collections.")?;
+        KNOWN_COLLECTIONS.iter().find_map(|(collection, names)| {
+            let name = rest
+                .strip_prefix(collection)?
+                .strip_prefix(".plugins.modules.")?;
+            names.contains(&name).then_some(name)
+        })
     }
 
     /// The task was marked `no_log`: its arguments are never written to a log.
@@ -91,11 +108,37 @@ pub fn decode(text: &str, bounds: &Bounds) -> Result<Task, PayloadError> {
     if text.len() > bounds.max_bytes {
         return Err(PayloadError::TooLarge(bounds.max_bytes));
     }
+    // The template ends by calling its main function: a wrapper without that last line was cut.
+    let last = text.lines().rev().find(|l| !l.trim().is_empty());
+    if last.is_none_or(|l| l.trim() != "_ansiballz_main()") {
+        return Err(PayloadError::Malformed {
+            what: "wrapper",
+            message: "it is truncated (it does not end by calling _ansiballz_main())".into(),
+        });
+    }
     let fqn = module_fqn(text).ok_or(PayloadError::Missing("module name"))?;
     let args = params(text)?;
     let zip = zipdata(text)?;
     check_zip(&zip, &fqn, bounds)?;
     Ok(Task { fqn, args })
+}
+
+/// The wrapper's own code: `text` with the `ZIPDATA` and `ANSIBALLZ_PARAMS` literals emptied,
+/// for the python analysis (what the wrapper itself does, as opposed to the task it carries).
+pub fn wrapper_code(text: &str) -> String {
+    let mut code = text.to_string();
+    if let Some(at) = code.find("ZIPDATA = \"\"\"") {
+        let start = at + "ZIPDATA = \"\"\"".len();
+        if let Some(len) = code[start..].find("\"\"\"") {
+            code.replace_range(start..start + len, "");
+        }
+    }
+    if let Some(at) = code.find("ANSIBALLZ_PARAMS = ") {
+        let start = at + "ANSIBALLZ_PARAMS = ".len();
+        let len = code[start..].find('\n').unwrap_or(code.len() - start);
+        code.replace_range(start..start + len, "''");
+    }
+    code
 }
 
 /// `runpy.run_module(mod_name='ansible.modules.command', …)`: the module that really runs.

@@ -5,3 +5,62 @@
 
 pub mod ansiballz;
 pub mod task;
+
+use crate::ir::{Analysis, Payload};
+use serde_json::{json, Value};
+
+/// Version of the `command.ansible` object in the policy input.
+pub const ANSIBLE_SCHEMA_VERSION: u32 = 1;
+
+/// Largest task arguments an audit record carries, as JSON text.
+const MAX_AUDIT_ARGS: usize = 4096;
+
+/// The Ansible tasks an analysis decoded: module, arguments, `no_log`, and whether this build
+/// knows the module's effect.
+fn tasks(
+    analysis: &Analysis,
+) -> impl Iterator<Item = (&str, &serde_json::Map<String, Value>, bool, bool)> {
+    analysis
+        .programs
+        .iter()
+        .filter_map(|(_, r)| match &r.payload {
+            Some(Payload::AnsibleTask {
+                module,
+                args,
+                no_log,
+                known,
+            }) => Some((module.as_str(), args, *no_log, *known)),
+            _ => None,
+        })
+}
+
+/// The policy input's `command.ansible`: `{schema_version, tasks: [{module, args, no_log, known}]}`.
+pub fn policy_view(analysis: &Analysis) -> Value {
+    let tasks: Vec<Value> = tasks(analysis)
+        .map(|(module, args, no_log, known)| {
+            json!({"module": module, "args": args, "no_log": no_log, "known": known})
+        })
+        .collect();
+    json!({"schema_version": ANSIBLE_SCHEMA_VERSION, "tasks": tasks})
+}
+
+/// The audit record's `ansible_tasks`: module and arguments, the arguments bounded and never
+/// written for a `no_log` task.
+pub fn audit_view(analysis: &Analysis) -> Vec<Value> {
+    tasks(analysis)
+        .map(|(module, args, no_log, _)| {
+            if no_log {
+                return json!({"module": module, "args": "(no_log)"});
+            }
+            let text = Value::Object(args.clone()).to_string();
+            if text.len() <= MAX_AUDIT_ARGS {
+                return json!({"module": module, "args": args});
+            }
+            let mut end = MAX_AUDIT_ARGS;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            json!({"module": module, "args": &text[..end], "truncated": true})
+        })
+        .collect()
+}

@@ -106,6 +106,7 @@ pub fn build(p: &InputParts) -> Value {
             "riskSignals": p.signals,
             "detected": Detected::of(p.analysis),
             "classes": classes::classes(p.analysis),
+            "ansible": crate::payload::policy_view(p.analysis),
         },
         "target": {
             "name": p.target.name,

@@ -31,6 +31,7 @@ pub mod paths;
 mod severity;
 mod spec;
 
+mod ansible;
 mod clobber;
 mod destructive;
 mod download;
@@ -108,6 +109,7 @@ const FAMILIES: &[(&[&Spec], Detect)] = &[
     (escape::SPECS, escape::detect),
     (python::SPECS, python::detect),
     (interpreters::SPECS, interpreters::detect),
+    (ansible::SPECS, ansible::detect),
 ];
 
 /// Wall-clock budget for running every family over one analysis.

@@ -22,6 +22,7 @@ pub enum Family {
     Limits,
     Python,
     Interpreter,
+    Ansible,
 }
 
 impl Family {
@@ -42,6 +43,7 @@ impl Family {
             Self::Limits => "limits",
             Self::Python => "python",
             Self::Interpreter => "interpreter",
+            Self::Ansible => "ansible",
         }
     }
 }

@@ -26,6 +26,7 @@ mod interp_scripts;
 mod parse_ir;
 mod parse_limits;
 mod parse_plain;
+mod payload;
 mod policy_cache;
 mod policy_differential;
 mod policy_examples;
