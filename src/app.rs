@@ -9,6 +9,7 @@ use crate::exec::{self, ShellExec};
 use crate::gate::{self, Assessment, Overrides, Request};
 use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
+use crate::stdin_program::StdinProgram;
 use crate::verdict::{exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED};
 use crate::{approval, diagnostics, interactive, review, trust};
 use std::ffi::OsString;
@@ -60,7 +61,7 @@ pub fn run(args: &[OsString]) -> i32 {
         login: call.login,
         ..ctx
     };
-    let (surface, text, exec) = match shell::plan(&ctx, &config, &call) {
+    let (surface, text, mut exec) = match shell::plan(&ctx, &config, &call) {
         Ok(Plan::Gate {
             surface,
             text,
@@ -73,11 +74,16 @@ pub fn run(args: &[OsString]) -> i32 {
         }
     };
     let overrides = Overrides::enforcing();
+    // An interpreter may read its program from a stdin that is not a terminal (Ansible's
+    // pipelining): the gate reads it only if the analysis finds one that does.
+    let stdin = (!ctx.stdin_tty && surface != Surface::Stdin)
+        .then(|| StdinProgram::new(config.limits.max_payload_bytes));
     let request = Request {
         text: &text,
         surface,
         escape: gate::escape_requested(&ctx, &config),
         overrides: &overrides,
+        stdin: stdin.as_ref(),
     };
     let mut assessment = gate::decide(&ctx, &config, &request);
     let mut record = decided_record(&ctx, &config, &request, &assessment, started);
@@ -103,6 +109,7 @@ pub fn run(args: &[OsString]) -> i32 {
         say(&format!("guarded-sh: denied: {}", record.verdict.reason));
         return exit_status(surface, &record.verdict).unwrap_or(EXIT_DENIED);
     };
+    exec.stdin = stdin.and_then(StdinProgram::into_bytes);
     exec_or_record_failure(&config, &exec, record)
 }
 

@@ -14,6 +14,9 @@ pub struct ShellExec {
     pub argv0: OsString,
     pub args: Vec<OsString>,
     pub env: ShellEnv,
+    /// What the real command reads on stdin instead of guarded-sh's own, when the gate read
+    /// that to judge it (`crate::stdin_program`): the same bytes, on a memory file.
+    pub stdin: Option<Vec<u8>>,
 }
 
 /// The environment the real shell gets.
@@ -40,6 +43,13 @@ pub fn env_for(ctx: &Context) -> ShellEnv {
 
 /// Execs; on success never returns. The error says why the shell could not be started.
 pub fn exec(spec: &ShellExec) -> std::io::Error {
+    if let Some(bytes) = &spec.stdin {
+        if let Err(e) = stdin_from(bytes) {
+            return std::io::Error::other(format!(
+                "cannot hand on the program read from stdin: {e}"
+            ));
+        }
+    }
     let mut command = std::process::Command::new(&spec.program);
     command.arg0(&spec.argv0).args(&spec.args);
     if let ShellEnv::Exact(vars) = &spec.env {
@@ -53,4 +63,17 @@ pub fn base_name(path: &Path) -> OsString {
     path.file_name()
         .map(OsString::from)
         .unwrap_or_else(|| path.as_os_str().to_os_string())
+}
+
+/// Makes `bytes` this process's stdin: a memory file holding them, read from the start.
+fn stdin_from(bytes: &[u8]) -> nix::Result<()> {
+    use nix::sys::memfd::{memfd_create, MFdFlags};
+    use nix::unistd::{dup2_stdin, lseek, write, Whence};
+    let file = memfd_create("guarded-sh-stdin", MFdFlags::MFD_CLOEXEC)?;
+    let mut done = 0;
+    while done < bytes.len() {
+        done += write(&file, &bytes[done..])?;
+    }
+    lseek(&file, 0, Whence::SeekSet)?;
+    dup2_stdin(&file)
 }

@@ -7,6 +7,7 @@ use crate::approval;
 use crate::config::Config;
 use crate::context::Context;
 use crate::decision::{self, Mode};
+use crate::ir::PROCESS_STDIN;
 use crate::parse::Analysis;
 use crate::policy::decision::PolicyDecision;
 use crate::policy::enforcement;
@@ -14,6 +15,7 @@ use crate::policy::engine::Policy;
 use crate::policy::input::{self, InputParts, Session, Target};
 use crate::policy::PolicyFailure;
 use crate::signals::{self, Signal};
+use crate::stdin_program::StdinProgram;
 use crate::target::{self, TargetOverrides};
 use crate::verdict::{Effect, Stage, Surface, Verdict};
 use std::path::{Path, PathBuf};
@@ -27,6 +29,9 @@ pub struct Request<'a> {
     /// The trusted escape was asked for and the configuration honours it ([`escape_requested`]).
     pub escape: bool,
     pub overrides: &'a Overrides,
+    /// The process's stdin, where this surface may read an interpreter's program from it and
+    /// hand it on (the shell surface, stdin not a terminal); `None` elsewhere.
+    pub stdin: Option<&'a StdinProgram>,
 }
 
 /// What the review surface overrides; enforcement uses none of it.
@@ -76,8 +81,12 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
     // AnsiballZ wrapper) is decoded up to its own; any other script over `max_code_bytes` is
     // reported as too large to analyse, as before.
     let script_bound = limits.max_code_bytes.max(limits.max_payload_bytes);
-    let mut read =
-        |path: &str| crate::script_files::read_script(Path::new(&ctx.cwd), path, script_bound);
+    let mut read = |path: &str| {
+        if path == PROCESS_STDIN {
+            return request.stdin.and_then(StdinProgram::text);
+        }
+        crate::script_files::read_script(Path::new(&ctx.cwd), path, script_bound)
+    };
     let analysis = crate::analysis::analyse_reading(request.text, limits, &mut read);
     let signals = signals::detect(&analysis);
     debug!(
@@ -103,7 +112,10 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
         dry_run: overrides.dry_run,
         approved: false,
     });
-    let floor_decides = request.escape || decision::builtin(&signals, mode).is_some();
+    // A program that was to come from stdin but could not be read whole cannot be judged.
+    let unread_stdin = request.stdin.and_then(StdinProgram::failure);
+    let floor_decides =
+        request.escape || unread_stdin.is_some() || decision::builtin(&signals, mode).is_some();
     let policy_dir = enforcement::dir(ctx, config, overrides.policy_dir.as_deref());
     let mut loaded = None;
     // The policy runs only when the floor has not already decided.
@@ -121,12 +133,15 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
         }),
         _ => None,
     };
-    let verdict = decision::decide(
-        request.escape,
-        &signals,
-        mode,
-        answer.as_ref().map(Result::as_ref),
-    );
+    let verdict = match unread_stdin {
+        Some(why) if !request.escape => Verdict::deny(Stage::Error, "input.stdin_program", why),
+        _ => decision::decide(
+            request.escape,
+            &signals,
+            mode,
+            answer.as_ref().map(Result::as_ref),
+        ),
+    };
     debug!(
         stage = "decide",
         escape = request.escape,

@@ -34,6 +34,7 @@ pub mod review;
 pub mod script_files;
 pub mod shell;
 pub mod signals;
+pub mod stdin_program;
 pub mod target;
 pub mod trust;
 pub mod verdict;

@@ -99,6 +99,7 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, (S
         program,
         args,
         env: exec::env_for(ctx),
+        stdin: None,
     };
     Ok(Plan::Gate {
         surface,

@@ -85,6 +85,7 @@ fn gate(ctx: &Context, config: &Config, text: &str, surface: Surface, escape: bo
             surface,
             escape,
             overrides: &overrides,
+            stdin: None,
         };
         gate::decide(ctx, config, &request)
     };

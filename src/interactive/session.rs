@@ -59,6 +59,7 @@ pub fn start(ctx: &Context, config: &Config) -> (Verdict, Option<ShellExec>) {
         ],
         program: shell,
         env: ShellEnv::Exact(env),
+        stdin: None,
     };
     let started = Verdict::new(
         Effect::Allow,

@@ -3,7 +3,9 @@
 //! script operand, or a directly executed script whose shebang names an interpreter.
 
 use super::args::{code_args, Found};
-use crate::ir::{piped_text, Analysis, Code, Command, Language, Origin, Stdin, Word};
+use crate::ir::{
+    piped_text, Analysis, Code, Command, Language, Origin, Stdin, Word, PROCESS_STDIN,
+};
 
 /// The language an interpreter name runs (`python3.11` → Python, `gawk` → Awk).
 pub fn language(base: &str) -> Option<Language> {
@@ -100,7 +102,11 @@ fn stdin_text(cmd: &Command, analysis: &Analysis) -> Option<(Option<String>, boo
             .scripts
             .get(w.value()?)
             .map(|t| (Some(t.clone()), false)),
-        Stdin::Inherited | Stdin::Process { .. } => None,
+        Stdin::Inherited => analysis
+            .scripts
+            .get(PROCESS_STDIN)
+            .map(|t| (Some(t.clone()), false)),
+        Stdin::Process { .. } => None,
     }
 }
 
@@ -188,10 +194,12 @@ pub fn command_script_paths(cmd: &Command) -> Vec<String> {
     path.into_iter().filter(|p| !p.is_empty()).collect()
 }
 
-/// The file on `cmd`'s stdin (`< x.py`), when static.
+/// The file on `cmd`'s stdin (`< x.py`), when static; the process's own stdin
+/// ([`PROCESS_STDIN`]) when the command inherits it.
 fn stdin_file(cmd: &Command) -> Option<&str> {
     match &cmd.stdin {
         Stdin::File(w) => w.value(),
+        Stdin::Inherited => Some(PROCESS_STDIN),
         _ => None,
     }
 }

@@ -14,6 +14,7 @@ pub use command::{Command, Context, Redirect, Stdin, Substitution, Via};
 pub use limits::{Limit, Limits};
 pub use program::{
     Code, Finding, Language, Origin, Payload, ProgramAnalysis, Report, Run, ScriptFiles,
+    PROCESS_STDIN,
 };
 pub use static_text::{decode_ansi_c, echoed, piped_text};
 pub use word::Word;

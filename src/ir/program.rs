@@ -4,6 +4,11 @@
 
 use std::collections::BTreeMap;
 
+/// The script path that stands for the process's own stdin: asked for when an interpreter reads
+/// its program from the stdin the command line inherits (`python3` alone, `python3 -`); the
+/// edge answers it only where it may read stdin and hand the same bytes on.
+pub const PROCESS_STDIN: &str = "/dev/stdin";
+
 /// Script files read for one analysis, by path as written in the command (`./x.py`, `tool.pl`).
 pub type ScriptFiles = BTreeMap<String, String>;
 

@@ -32,6 +32,7 @@ pub(crate) fn decide(ctx: &Context, config: &Config, review: &Review, text: &str
         surface: Surface::Review,
         escape: false,
         overrides: &overrides,
+        stdin: None,
     };
     gate::decide(ctx, config, &request)
 }

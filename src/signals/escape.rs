@@ -116,7 +116,14 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         if is_interactive_shell(&n, i, cmd, base) {
             push_once(out, &INTERACTIVE_SHELL, i, cmd, cmd.text());
         }
-        interpreter(cmd, base, i, out);
+        // A program read from the process's stdin (pipelining) is a program, not a REPL.
+        let program_on_stdin = a
+            .programs
+            .iter()
+            .any(|(j, r)| *j == i && r.origin == crate::ir::Origin::Stdin && r.bytes > 0);
+        if !program_on_stdin {
+            interpreter(cmd, base, i, out);
+        }
         if is_escape_program(cmd, base) {
             push_once(out, &SHELL_ESCAPE_PROGRAM, i, cmd, cmd.text());
         }

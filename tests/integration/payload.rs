@@ -253,3 +253,82 @@ fn the_policy_input_and_the_record_name_the_task() {
         true
     );
 }
+
+/// Pipelining: the program `python3` reads from guarded-sh's stdin is judged before it runs,
+/// and the same bytes reach it; a program that is denied, too large or never ends does not run;
+/// a command that is no interpreter reading its program keeps its stdin untouched.
+#[test]
+fn a_program_on_stdin_is_judged_and_handed_on() {
+    use crate::setup::{exists, Setup};
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let ran = s.path("ran");
+    let program = format!(
+        "open({:?}, 'w').write('ran')\nprint('handed on')\n",
+        ran.display().to_string()
+    );
+    let out = s.output_with_stdin(&["-c", "/usr/bin/python3 && sleep 0"], program.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "handed on\n");
+    assert!(exists(&ran));
+    std::fs::remove_file(&ran).unwrap();
+
+    // The same program after a destructive call: denied, nothing of it runs.
+    let denied = format!("import os\nos.system('rm -rf /')\n{program}");
+    for flow in [
+        "/usr/bin/python3 && sleep 0",
+        "python3 -",
+        "sudo -n -u root /bin/sh -c 'python3'",
+    ] {
+        let out = s.output_with_stdin(&["-c", flow], denied.as_bytes());
+        assert_eq!(out.status.code(), Some(126), "{flow}");
+        assert!(!exists(&ran), "{flow}: ran");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("recursive delete of a system/root path"),
+            "{flow}: {stderr}"
+        );
+    }
+
+    // Over the payload bound: denied unread past it.
+    let small = Setup::with("[policy]\nenabled = false\n[limits]\nmax_payload_bytes = 64\n");
+    let out = small.output_with_stdin(&["-c", "python3"], program.repeat(4).as_bytes());
+    assert_eq!(out.status.code(), Some(126));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is over 64 bytes"));
+    assert!(!exists(&ran));
+
+    // Binary data for a command that is no interpreter reading its program: byte for byte.
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(300_000).collect();
+    let out = s.output_with_stdin(&["-c", "cat"], &bytes);
+    assert_eq!(out.stdout, bytes);
+}
+
+/// A stdin that never ends (an open pipe) is denied with a message within the bound, not
+/// waited on forever.
+#[test]
+fn a_program_on_stdin_that_never_ends_is_denied() {
+    use crate::setup::Setup;
+    use std::process::Stdio;
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let started = std::time::Instant::now();
+    let mut child = s
+        .command(&["-c", "python3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _open = child.stdin.take();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("did not end within"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}

@@ -41,6 +41,7 @@ fn input_shape_is_pinned() {
             surface: Surface::Command,
             escape: false,
             overrides: &overrides,
+            stdin: None,
         };
         let gated = decide(&context(), &config, &request);
         all.insert(name.into(), gated.input);

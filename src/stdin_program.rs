@@ -1,0 +1,93 @@
+//! The program an interpreter reads from guarded-sh's own stdin (`python3` with Ansible's
+//! pipelining): read once, only when the analysis asks for it and only on the shell surface
+//! with a stdin that is not a terminal, bounded in bytes and time; the same bytes are then
+//! handed to the real command on a memory file as its stdin. Every other command's stdin is
+//! never read (scp, sftp, rsync and git speak binary protocols there).
+
+use std::cell::RefCell;
+use std::io::Read;
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+/// The path that names the process's own stdin to the analysis (`crate::ir::PROCESS_STDIN`).
+pub use crate::ir::PROCESS_STDIN;
+
+/// How long the whole program may take to arrive (its end of file included).
+pub const MAX_WAIT: Duration = Duration::from_secs(10);
+
+/// The process's stdin, read at most once.
+pub struct StdinProgram {
+    max_bytes: usize,
+    read: RefCell<Option<Result<Vec<u8>, String>>>,
+}
+
+impl StdinProgram {
+    pub fn new(max_bytes: usize) -> Self {
+        StdinProgram {
+            max_bytes,
+            read: RefCell::new(None),
+        }
+    }
+
+    /// The program text (read now if it was not yet); `None` when it could not be read whole.
+    pub fn text(&self) -> Option<String> {
+        let mut read = self.read.borrow_mut();
+        let bytes = read.get_or_insert_with(|| read_all(self.max_bytes, MAX_WAIT));
+        bytes
+            .as_ref()
+            .ok()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+
+    /// Why the program could not be read, when it was asked for and could not be.
+    pub fn failure(&self) -> Option<String> {
+        self.read
+            .borrow()
+            .as_ref()
+            .and_then(|r| r.as_ref().err().cloned())
+    }
+
+    /// The bytes read, for the real command's stdin; `None` when stdin was never read.
+    pub fn into_bytes(self) -> Option<Vec<u8>> {
+        self.read.into_inner().and_then(Result::ok)
+    }
+}
+
+/// All of stdin up to its end, at most `max` bytes, within `wait`.
+fn read_all(max: usize, wait: Duration) -> Result<Vec<u8>, String> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let started = Instant::now();
+    let stdin = std::io::stdin();
+    let mut lock = stdin.lock();
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let left = wait.saturating_sub(started.elapsed());
+        let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        if millis == 0 {
+            return Err(format!(
+                "the program on stdin did not end within {} s",
+                wait.as_secs()
+            ));
+        }
+        let fd = std::io::stdin();
+        let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(millis)) {
+            Ok(0) => continue,
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(format!("cannot wait for the program on stdin: {e}")),
+        }
+        match lock.read(&mut chunk) {
+            Ok(0) => return Ok(buf),
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                if buf.len() > max {
+                    return Err(format!("the program on stdin is over {max} bytes"));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("cannot read the program on stdin: {e}")),
+        }
+    }
+}
