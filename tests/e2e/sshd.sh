@@ -44,7 +44,7 @@ check() {
 # --- packages -------------------------------------------------------------------------
 need=()
 for c in sshd:openssh-server ssh:openssh-client rsync:rsync git:git ansible:ansible-core \
-	expect:expect python3:python3 tmux:tmux; do
+	expect:expect python3:python3 tmux:tmux sudo:sudo; do
 	command -v "${c%%:*}" >/dev/null || [[ -x /usr/sbin/${c%%:*} ]] || need+=("${c#*:}")
 done
 if ((${#need[@]})); then
@@ -66,7 +66,7 @@ cleanup() {
 		usermod -s /bin/bash "$TUSER" 2>/dev/null || true
 		userdel -r "$TUSER" 2>/dev/null || true
 	fi
-	rm -f "/var/lib/guarded-sh/previous-shell.$TUSER"
+	rm -f "/var/lib/guarded-sh/previous-shell.$TUSER" /etc/sudoers.d/gsh-e2e
 	[[ -n ${GSH_E2E_KEEP-} ]] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -267,6 +267,31 @@ for pipelining in False True; do
 	check "ansible shell (pipelining $pipelining)" bash -c "ansible -i '$T/inventory' e2e -m shell -a 'echo sh-ok | tr a-z A-Z' | grep -q SH-OK"
 	check "ansible raw (pipelining $pipelining)" bash -c "ansible -i '$T/inventory' e2e -m raw -a 'uname -s' | grep -q Linux"
 done
+
+# --- ansible playbooks: every task judged, in four modes ----------------------------------
+# Everyday tasks run; each denied task fails with the gate's reason (status 126) and has no
+# effect. become uses a NOPASSWD sudoer; the delete and the crontab task run without it.
+PLAYS=$REPO/tests/e2e/ansible
+install -m 0440 /dev/stdin /etc/sudoers.d/gsh-e2e <<<"$TUSER ALL=(ALL) NOPASSWD: ALL"
+for mode in default pipelining become become+pipelining; do
+	export ANSIBLE_PIPELINING=False ANSIBLE_BECOME=False
+	[[ $mode == *pipelining ]] && ANSIBLE_PIPELINING=True
+	[[ $mode == become* ]] && ANSIBLE_BECOME=True
+	rm -rf "$THOME"/e2e-*
+	check "playbook ($mode): everyday tasks run" bash -c \
+		"ansible-playbook -i '$T/inventory' '$PLAYS/allowed.yml' >'$T/allowed-$mode.log' 2>&1 && grep -q 'E2E-ALLOWED-DONE uid=' '$T/allowed-$mode.log'"
+	check "playbook ($mode): copy, template and file made their files" \
+		test -s "$THOME/e2e-copied.txt" -a -s "$THOME/e2e-templated.txt" -a -d "$THOME/e2e-dir"
+	check "playbook ($mode): every denied task failed with the gate's reason and 126" bash -c \
+		"ansible-playbook -i '$T/inventory' '$PLAYS/denied.yml' >'$T/denied-$mode.log' 2>&1; '$PLAYS/denied_check.py' <'$T/denied-$mode.log'"
+	check "playbook ($mode): the denied tasks had no effect" bash -c \
+		"test ! -e /dev/sdzz9 && test -d /etc/ssh && ! crontab -u '$TUSER' -l 2>/dev/null | grep -q gsh-e2e"
+done
+unset ANSIBLE_BECOME
+check "audit: a denied task is recorded with its module" bash -c \
+	"grep -F '\"module\":\"ansible.modules.command\"' '$AUDIT' | grep -qF '\"verdict\":\"deny\"'"
+check "audit: a pipelined task is recorded with its module" bash -c \
+	"grep -F '\"command\":\"/bin/sh -c '\\''/usr/bin/python3 && sleep 0'\\''\"' '$AUDIT' | grep -qF '\"module\":\"ansible.modules.ping\"'"
 
 # --- automation profile: allowed by the installed baseline and logged ----------------------
 check "audit: sftp-server allowed" audit_has '"command":"/usr/lib/openssh/sftp-server"' allow
