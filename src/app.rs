@@ -87,6 +87,9 @@ pub fn run(ctx: &Context, args: &[OsString]) -> Outcome {
         Invocation::HookCheck(text) => Outcome::Exit(interactive::hook_check(ctx, &config, &text)),
         Invocation::Approve(id) => Outcome::Exit(approval::approve(ctx, &config, &id)),
         Invocation::Approvals => Outcome::Exit(approval::list(ctx, &config)),
+        doc @ (Invocation::Help | Invocation::Version | Invocation::Completions(_)) => {
+            Outcome::Exit(crate::cli::show(&doc))
+        }
     }
 }
 
