@@ -27,6 +27,10 @@ stdin, the sh/bash/dash shims) is a drop-in for the real shell; the options belo
 guarded-sh's own review and admin surface, which runs nothing.";
 
 const AFTER_HELP: &str = "\
+Per-user review defaults (policy_dir, target, env, host_vars) are read from
+$XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check
+and --check-file only; the options above override them. Enforcement never reads that file.
+
 Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
 configuration error. --check, --check-file: 0 allowed, 1 denied, 3 held for approval, 2 usage
 error. HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it

@@ -1,6 +1,7 @@
 //! guarded-sh's own command line through the built binary: `--help`, `--version` and
 //! `--completions` by invocation name (a shim passes them to the real shell), each review
-//! option, and usage errors (exit 2, one line, nothing run).
+//! option, usage errors (exit 2, one line, nothing run), and the per-user review defaults file,
+//! which the review surface reads and the shell surface never does.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
@@ -75,6 +76,15 @@ impl Setup {
         .unwrap();
         dir
     }
+
+    /// Writes `~/.config/guarded-sh/review.toml` in the temporary home.
+    fn review_defaults(&self, text: &str) -> PathBuf {
+        let dir = self.path("home/.config/guarded-sh");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("review.toml");
+        std::fs::write(&file, text).unwrap();
+        file
+    }
 }
 
 fn text(b: &[u8]) -> String {
@@ -128,6 +138,7 @@ fn own_help_version_and_completions_when_called_as_guarded_sh() {
         "--host-var <K=V>",
         "--policy-dir <DIR>",
         "Exit statuses",
+        "review.toml",
     ] {
         assert!(help.contains(option), "--help lacks {option}:\n{help}");
     }
@@ -266,6 +277,7 @@ fn each_review_option() {
     assert_eq!(v["target"]["env"], "prod");
     assert_eq!(v["target"]["host_vars"]["region"], "eu");
     assert_eq!(v["target"]["host_vars"]["tier"], "web");
+    assert_eq!(v["decision"]["policy_dir"], deny);
     assert_eq!(v["decision"]["verdict"], "deny");
 }
 
@@ -306,4 +318,114 @@ fn bad_usage_is_exit_2_with_one_line_and_runs_nothing() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
     assert!(!marker.exists());
+}
+
+#[test]
+fn review_defaults_apply_to_review_only_and_options_override_them() {
+    let s = Setup::new();
+    let deny = s.deny_all("deny", "denied by the defaults' policy");
+    let other = s.deny_all("other", "denied by the option's policy");
+    s.review_defaults(&format!(
+        "policy_dir = \"{}\"\ntarget = \"stage-1\"\nenv = \"staging\"\n[host_vars]\nregion = \"eu\"\ntier = \"web\"\n",
+        deny.display()
+    ));
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = s.run(args);
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stderr)))
+    };
+    let v = json(&["--check", "ls", "--json"]);
+    assert_eq!(v["target"]["name"], "stage-1");
+    assert_eq!(v["target"]["env"], "staging");
+    assert_eq!(v["target"]["host_vars"]["region"], "eu");
+    assert_eq!(v["decision"]["policy_dir"], deny.to_str().unwrap());
+    assert_eq!(v["decision"]["reason"], "denied by the defaults' policy");
+    let other_dir = other.to_str().unwrap();
+    let v = json(&[
+        "--check",
+        "ls",
+        "--json",
+        "--target",
+        "t2",
+        "--env=prod",
+        "--host-var",
+        "region=us",
+        "--policy-dir",
+        other_dir,
+    ]);
+    assert_eq!(v["target"]["name"], "t2");
+    assert_eq!(v["target"]["env"], "prod");
+    assert_eq!(v["target"]["host_vars"]["region"], "us");
+    assert_eq!(v["target"]["host_vars"]["tier"], "web");
+    assert_eq!(v["decision"]["policy_dir"], other_dir);
+    assert_eq!(v["decision"]["reason"], "denied by the option's policy");
+    // --check-file takes them too.
+    let out = s.run_with_stdin(&["--check-file", "-"], b"ls\n");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("host=stage-1"),
+        "{}",
+        text(&out.stdout)
+    );
+    // XDG_CONFIG_HOME is honoured over ~/.config.
+    let xdg = s.path("xdg");
+    std::fs::create_dir_all(xdg.join("guarded-sh")).unwrap();
+    std::fs::write(
+        xdg.join("guarded-sh/review.toml"),
+        "target = \"from-xdg\"\n",
+    )
+    .unwrap();
+    let out = s
+        .command(Path::new(BIN), &["--check", "ls", "--json"])
+        .env("XDG_CONFIG_HOME", &xdg)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["target"]["name"], "from-xdg");
+    assert_eq!(v["decision"]["verdict"], "allow");
+    // The shell surface never reads the file: a deny-all policy there does not deny.
+    let out = s.run(&["-c", "echo ran"]);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "ran\n".into()),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_review_defaults_are_exit_2_naming_the_file_and_ignored_by_the_shell() {
+    let s = Setup::new();
+    // (file text, what the one stderr line must hold after the file's name)
+    let table: &[(&str, &str)] = &[
+        (
+            "target = \"a\"\npolcy_dir = \"/x\"\n",
+            ":2:1: unknown field `polcy_dir`",
+        ),
+        ("env = [\n", ":1:8: unclosed array"),
+        (
+            "policy_dir = \"relative\"\n",
+            ": policy_dir must be an absolute path",
+        ),
+        ("[host_vars]\nport = 22\n", ":2:8: invalid type"),
+    ];
+    for (contents, expected) in table {
+        let file = s.review_defaults(contents);
+        for args in [&["--check", "ls"][..], &["--check-file", "-"][..]] {
+            let out = s.run_with_stdin(args, b"ls\n");
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{contents:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{contents:?}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(
+                stderr.contains(&format!("{}{expected}", file.display())),
+                "{contents:?}: {stderr}"
+            );
+        }
+        // Other review actions and the shell surface do not read it.
+        assert_eq!(s.run(&["--list-signals"]).status.code(), Some(0));
+        let out = s.run(&["-c", "true"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    }
 }

@@ -102,6 +102,7 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
     };
     if review.json {
         let mut out = json_report(cmd, &gated);
+        out["decision"]["policy_dir"] = json!(app::policy_dir(ctx, config, &overrides));
         if let Some(sc) = &extras.shellcheck {
             out["shellcheck"] = sc.json();
         }
