@@ -7,7 +7,7 @@ use crate::config::{line_col, ConfigError};
 use crate::invocation::Review;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 /// Largest defaults file read, in bytes.
@@ -29,7 +29,8 @@ pub fn path() -> Option<PathBuf> {
         .map(|dirs| dirs.config_dir().join("review.toml"))
 }
 
-/// Reads the defaults at `path`; a missing file gives none.
+/// Reads the defaults at `path`. A missing file gives none, and so does one this user cannot
+/// reach (a `HOME` that is another user's, as under `setpriv` or `sudo -u`).
 pub fn load(path: &Path) -> Result<Defaults, ConfigError> {
     let read_error = |source| ConfigError::Read {
         path: path.into(),
@@ -37,7 +38,14 @@ pub fn load(path: &Path) -> Result<Defaults, ConfigError> {
     };
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Defaults::default()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::NotFound | ErrorKind::PermissionDenied | ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(Defaults::default())
+        }
         Err(e) => return Err(read_error(e)),
     };
     let invalid = |message: String| ConfigError::Invalid {
