@@ -200,8 +200,8 @@ fn invocation(cli: Cli) -> Invocation {
     } else if let Some(text) = hook_check {
         return Invocation::HookCheck(text);
     } else {
-        // The group is required, so the one left is --list-signals.
-        debug_assert!(list_signals);
+        // The group is required: the one left is --list-signals.
+        let _ = list_signals;
         ReviewAction::ListSignals
     };
     let c = cli.context;
@@ -258,7 +258,8 @@ pub fn completions(shell: CompletionShell) -> String {
 }
 
 /// The long options this definition accepts, aliases included (for the dispatch test).
-pub fn long_options() -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn long_options() -> Vec<String> {
     let command = command();
     let mut longs: Vec<String> = command
         .get_arguments()
