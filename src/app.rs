@@ -11,7 +11,7 @@ use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
 use crate::stdin_program::StdinProgram;
 use crate::verdict::{exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED};
-use crate::{approval, diagnostics, interactive, review, trust};
+use crate::{approval, cli, diagnostics, interactive, review, trust};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,6 +32,13 @@ pub fn run(args: &[OsString]) -> i32 {
         }
     };
     debug!(stage = "invocation", ?invocation);
+    // Its own help, version and completions need no configuration (a broken one included).
+    if matches!(
+        invocation,
+        Invocation::Help | Invocation::Version | Invocation::Completions(_)
+    ) {
+        return cli::show(&invocation);
+    }
     let config = match load_config(&ctx) {
         Ok(config) => config,
         Err(verdict) => {
@@ -56,6 +63,9 @@ pub fn run(args: &[OsString]) -> i32 {
         Invocation::HookCheck(text) => return interactive::hook_check(&ctx, &config, &text),
         Invocation::Approve(id) => return approval::approve(&ctx, &config, &id),
         Invocation::Approvals => return approval::list(&ctx, &config),
+        Invocation::Help | Invocation::Version | Invocation::Completions(_) => {
+            return cli::show(&invocation)
+        }
     };
     let ctx = Context {
         login: call.login,

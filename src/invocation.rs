@@ -1,8 +1,9 @@
 //! The argv grammar, pure: sh/bash's own options (`-c STR [NAME ARG…]`, clusters such as `-ec`,
-//! `-o pipefail`, long options) for the shell surface, and guarded-sh's long options for the
-//! review surface. Anything it does not understand is an error, never an ungated exec.
+//! `-o pipefail`, long options) for the shell surface, hand-written to mimic bash; and the
+//! dispatch rule that hands guarded-sh's own long options to `cli` (clap). Anything it does not
+//! understand is an error, never an ungated exec.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// Which real shell the invocation stands in for (by the name it was called as).
@@ -77,8 +78,14 @@ pub enum ReviewAction {
     ListSignals,
     Explain(String),
     PolicyTest(PathBuf),
-    Version,
-    Help,
+}
+
+/// The shells `--completions` writes for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +100,12 @@ pub enum Invocation {
     Approve(String),
     /// The pending approval requests (`--approvals`).
     Approvals,
+    /// guarded-sh's own help (`--help` called as guarded-sh, `--gs-help`), on stdout.
+    Help,
+    /// guarded-sh's own version (`--version` called as guarded-sh, `--gs-version`), on stdout.
+    Version,
+    /// Shell completions for guarded-sh's own options (`--completions SHELL`), on stdout.
+    Completions(CompletionShell),
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -101,10 +114,7 @@ pub enum UsageError {
     UnknownOption(String),
     #[error("option '{0}' needs an argument")]
     MissingArgument(String),
-    #[error("argument is not valid UTF-8: {0:?}")]
-    NotUtf8(OsString),
-    #[error("'{0}' expects K=V")]
-    BadHostVar(String),
+    /// guarded-sh's own command line (`cli`), as one line.
     #[error("{0}")]
     Review(String),
 }
@@ -129,8 +139,9 @@ const LONG_FLAGS: &[&str] = &[
     "--version",
 ];
 
-/// Review-surface long options that switch to the review grammar.
-const REVIEW_OPTIONS: &[&str] = &[
+/// guarded-sh's own long options: when `argv[1]` is one of them (or `NAME=VALUE` of one), under
+/// whatever name it was called, argv goes to `cli` (clap). sh and bash have none of them.
+pub const OWN_OPTIONS: &[&str] = &[
     "--check",
     "--check-file",
     "--list-signals",
@@ -144,7 +155,18 @@ const REVIEW_OPTIONS: &[&str] = &[
     "--shellcheck",
     "--gs-version",
     "--gs-help",
+    "--serve",
+    "--hook-check",
+    "--approve",
+    "--approvals",
 ];
+
+/// Long options that are guarded-sh's own only when it is called by its own name: through an
+/// `sh`/`bash`/`dash` shim (or as a login shell, `-guarded-sh`) they are the real shell's.
+pub const OWN_NAME_OPTIONS: &[&str] = &["--help", "--version", "--completions"];
+
+/// The name guarded-sh answers to with its own `--help`, `--version` and `--completions`.
+const OWN_NAME: &str = "guarded-sh";
 
 /// Parses argv (`args[0]` is `argv[0]`).
 pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
@@ -153,40 +175,24 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         .map(|a| a.to_string_lossy().into_owned())
         .unwrap_or_default();
     let rest = args.get(1..).unwrap_or_default();
-    match rest.first().and_then(|a| a.to_str()) {
-        Some("--serve") if rest.len() == 1 => return Ok(Invocation::Serve),
-        Some("--hook-check") => {
-            let text = rest
-                .get(1)
-                .ok_or_else(|| UsageError::MissingArgument("--hook-check".into()))?;
-            return Ok(Invocation::HookCheck(utf8(text)?));
-        }
-        Some("--approve") => {
-            let id = rest
-                .get(1)
-                .ok_or_else(|| UsageError::MissingArgument("--approve".into()))?;
-            if rest.len() > 2 {
-                return Err(UsageError::Review("--approve takes one request id".into()));
-            }
-            return Ok(Invocation::Approve(utf8(id)?));
-        }
-        Some("--approvals") if rest.len() == 1 => return Ok(Invocation::Approvals),
-        Some(first)
-            if REVIEW_OPTIONS
-                .iter()
-                .any(|o| first == *o || first.starts_with(&format!("{o}="))) =>
-        {
-            return review(rest).map(Invocation::Review);
-        }
-        _ => {}
+    if rest
+        .first()
+        .and_then(|a| a.to_str())
+        .is_some_and(|first| is_own(&argv0, first))
+    {
+        return crate::cli::parse(args);
     }
     shell(&argv0, rest).map(Invocation::Shell)
 }
 
-fn utf8(arg: &OsStr) -> Result<String, UsageError> {
-    arg.to_str()
-        .map(str::to_string)
-        .ok_or_else(|| UsageError::NotUtf8(arg.to_os_string()))
+/// Whether `first` (`argv[1]`) selects guarded-sh's own command line rather than the shell's.
+fn is_own(argv0: &str, first: &str) -> bool {
+    if !first.starts_with("--") {
+        return false;
+    }
+    let name = first.split_once('=').map_or(first, |(name, _)| name);
+    OWN_OPTIONS.contains(&name)
+        || (OWN_NAME_OPTIONS.contains(&name) && argv0.rsplit('/').next() == Some(OWN_NAME))
 }
 
 fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
@@ -273,72 +279,6 @@ fn shell(argv0: &str, rest: &[OsString]) -> Result<ShellCall, UsageError> {
         }
     };
     Ok(call)
-}
-
-fn review(rest: &[OsString]) -> Result<Review, UsageError> {
-    let mut review = Review::default();
-    let mut action = None;
-    let mut i = 0;
-    let value = |i: usize, name: &str, inline: Option<&str>| -> Result<String, UsageError> {
-        match inline {
-            Some(v) => Ok(v.to_string()),
-            None => rest
-                .get(i + 1)
-                .map(|v| utf8(v))
-                .transpose()?
-                .ok_or_else(|| UsageError::MissingArgument(name.to_string())),
-        }
-    };
-    while let Some(arg) = rest.get(i) {
-        let text = utf8(arg)?;
-        let (name, inline) = match text.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v)),
-            _ => (text.clone(), None),
-        };
-        let mut step = if inline.is_some() { 1 } else { 2 };
-        match name.as_str() {
-            "--check" => action = Some(ReviewAction::Check(value(i, &name, inline)?)),
-            "--check-file" => {
-                action = Some(ReviewAction::CheckFile(value(i, &name, inline)?.into()))
-            }
-            "--explain" => action = Some(ReviewAction::Explain(value(i, &name, inline)?)),
-            "--policy-test" => {
-                action = Some(ReviewAction::PolicyTest(value(i, &name, inline)?.into()))
-            }
-            "--target" => review.target = Some(value(i, &name, inline)?),
-            "--env" => review.env = Some(value(i, &name, inline)?),
-            "--policy-dir" => review.policy_dir = Some(value(i, &name, inline)?.into()),
-            "--host-var" => {
-                let kv = value(i, &name, inline)?;
-                let (k, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| UsageError::BadHostVar(kv.clone()))?;
-                review.host_vars.push((k.to_string(), v.to_string()));
-            }
-            "--list-signals" | "--json" | "--shellcheck" | "--gs-version" | "--gs-help" => {
-                step = 1;
-                match name.as_str() {
-                    "--list-signals" => action = Some(ReviewAction::ListSignals),
-                    "--json" => review.json = true,
-                    "--shellcheck" => review.shellcheck = true,
-                    "--gs-version" => action = Some(ReviewAction::Version),
-                    _ => action = Some(ReviewAction::Help),
-                }
-            }
-            other => {
-                return Err(UsageError::Review(format!(
-                    "unknown review option '{other}'"
-                )))
-            }
-        }
-        i += step;
-    }
-    review.action = action.ok_or_else(|| {
-        UsageError::Review(
-            "choose one of --check, --check-file, --list-signals, --explain, --policy-test".into(),
-        )
-    })?;
-    Ok(review)
 }
 
 #[cfg(test)]
@@ -462,5 +402,160 @@ mod tests {
             Ok(Invocation::Approvals)
         );
         assert!(parse(&args(&["g", "--approve"])).is_err());
+    }
+
+    #[test]
+    fn dispatch_by_first_argument_and_name() {
+        use Invocation as I;
+        let review = |action: ReviewAction| Review {
+            action,
+            ..Review::default()
+        };
+        let check_json = Review {
+            action: ReviewAction::Check("ls".into()),
+            json: true,
+            ..Review::default()
+        };
+        let table: &[(&[&str], Result<Invocation, ()>)] = &[
+            (&["guarded-sh", "--help"], Ok(I::Help)),
+            (&["/usr/local/bin/guarded-sh", "--version"], Ok(I::Version)),
+            (&["sh", "--gs-help"], Ok(I::Help)),
+            (&["bash", "--gs-version"], Ok(I::Version)),
+            (&["guarded-sh", "--check", "ls", "--help"], Ok(I::Help)),
+            (
+                &["guarded-sh", "--completions", "zsh"],
+                Ok(I::Completions(CompletionShell::Zsh)),
+            ),
+            (
+                &["guarded-sh", "--completions=fish"],
+                Ok(I::Completions(CompletionShell::Fish)),
+            ),
+            (
+                &["g", "--check", "ls", "--json"],
+                Ok(I::Review(check_json.clone())),
+            ),
+            (
+                &["g", "--json", "--check", "ls"],
+                Ok(I::Review(check_json.clone())),
+            ),
+            (
+                &["g", "--json", "--check=ls"],
+                Ok(I::Review(check_json.clone())),
+            ),
+            (
+                &["g", "--check", "x", "--check", "ls", "--json"],
+                Ok(I::Review(check_json)),
+            ),
+            (
+                &["g", "--check", "-rf"],
+                Ok(I::Review(review(ReviewAction::Check("-rf".into())))),
+            ),
+            (
+                &["g", "--check-file", "-"],
+                Ok(I::Review(review(ReviewAction::CheckFile("-".into())))),
+            ),
+            (
+                &["g", "--explain", "DELETE_ROOT_PATH"],
+                Ok(I::Review(review(ReviewAction::Explain(
+                    "DELETE_ROOT_PATH".into(),
+                )))),
+            ),
+            (
+                &["g", "--policy-test", "p"],
+                Ok(I::Review(review(ReviewAction::PolicyTest("p".into())))),
+            ),
+            (
+                &["g", "--list-signals"],
+                Ok(I::Review(review(ReviewAction::ListSignals))),
+            ),
+            (&["g", "--serve"], Ok(I::Serve)),
+            (
+                &["g", "--hook-check", "--help"],
+                Ok(I::HookCheck("--help".into())),
+            ),
+            (
+                &["g", "--approve", "0a1b2c3d"],
+                Ok(I::Approve("0a1b2c3d".into())),
+            ),
+            (&["g", "--approvals"], Ok(I::Approvals)),
+            // Errors: exit 2, nothing run.
+            (&["g", "--check"], Err(())),
+            (&["g", "--json"], Err(())),
+            (&["g", "--check", "ls", "--explain", "X"], Err(())),
+            (&["g", "--check", "ls", "--frobnicate"], Err(())),
+            (&["g", "--host-var", "novalue", "--check", "ls"], Err(())),
+            (&["g", "--approve"], Err(())),
+            (&["g", "--approve", "a", "b"], Err(())),
+            (&["g", "--approvals", "--json"], Err(())),
+            (&["g", "--serve", "x"], Err(())),
+            (&["g", "--hook-check"], Err(())),
+            (&["guarded-sh", "--completions", "tcsh"], Err(())),
+            (&["guarded-sh", "--help=x"], Err(())),
+        ];
+        for (argv, expected) in table {
+            let got = parse(&args(argv)).map_err(|_| ());
+            assert_eq!(&got, expected, "{argv:?}");
+        }
+        // --help, --version and --completions are the real shell's under any other name, and
+        // not guarded-sh's past argv[1].
+        let shells: &[&[&str]] = &[
+            &["bash", "--help"],
+            &["sh", "--version"],
+            &["dash", "--help"],
+            &["-guarded-sh", "--version"],
+            &["guarded-sh-old", "--help"],
+            &["guarded-sh", "--norc", "--version"],
+        ];
+        for argv in shells {
+            assert!(
+                matches!(parse(&args(argv)), Ok(Invocation::Shell(_))),
+                "{argv:?}"
+            );
+        }
+        assert_eq!(
+            parse(&args(&["bash", "--completions", "bash"])),
+            Err(UsageError::UnknownOption("--completions".into()))
+        );
+        let host_vars = parse(&args(&[
+            "g",
+            "--host-var=a=1",
+            "--check",
+            "ls",
+            "--host-var",
+            "b=",
+            "--target",
+            "t",
+            "--env=prod",
+            "--policy-dir",
+            "/p",
+            "--shellcheck",
+        ]));
+        assert_eq!(
+            host_vars,
+            Ok(Invocation::Review(Review {
+                action: ReviewAction::Check("ls".into()),
+                json: false,
+                target: Some("t".into()),
+                env: Some("prod".into()),
+                host_vars: vec![("a".into(), "1".into()), ("b".into(), String::new())],
+                policy_dir: Some("/p".into()),
+                shellcheck: true,
+            }))
+        );
+    }
+
+    #[test]
+    fn own_options_are_exactly_the_clap_definition() {
+        let mut own: Vec<String> = OWN_OPTIONS
+            .iter()
+            .chain(OWN_NAME_OPTIONS)
+            .map(|o| o.to_string())
+            .collect();
+        own.sort();
+        assert_eq!(own, crate::cli::long_options());
+        // None of them is an option of bash's.
+        assert!(own
+            .iter()
+            .all(|o| !LONG_FLAGS.contains(&o.as_str()) || OWN_NAME_OPTIONS.contains(&o.as_str())));
     }
 }

@@ -54,40 +54,8 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
                 EXIT_DENY
             }
         },
-        ReviewAction::Version => {
-            println!("guarded-sh {}", env!("CARGO_PKG_VERSION"));
-            EXIT_ALLOW
-        }
-        ReviewAction::Help => {
-            print!("{HELP}");
-            EXIT_ALLOW
-        }
     }
 }
-
-const HELP: &str = "\
-guarded-sh: a gate in front of sh/bash.
-
-Shell surface (drop-in for sh/bash):
-  guarded-sh [OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec the real shell
-  guarded-sh [OPTIONS] FILE [ARG...]               gate the script, then exec
-
-Review surface (runs nothing):
-  --check CMD [--json] [--shellcheck] [--target NAME] [--env ENV] [--host-var K=V]... [--policy-dir DIR]
-  --check-file FILE|-       one block per top-level step of a script or history file
-                            (same options; --json gives the dry-run risk_assessment)
-  --approve ID              approve another user's held command (approvers group only)
-  --approvals               list pending approval requests
-  --list-signals            the signal catalogue
-  --explain ID              what a signal means
-  --policy-test DIR         run the test_* rules of a policy directory
-  --gs-version, --gs-help
-
-Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
-configuration error. --check, --check-file: 0 allowed, 1 denied, 3 held for approval, 2 usage
-error. HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
-never changes a decision.
-";
 
 fn explain(id: &str) -> i32 {
     let specs = lookup(id);
@@ -118,6 +86,11 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
     };
     if review.json {
         let mut out = json_report(cmd, &gated);
+        out["decision"]["policy_dir"] = json!(crate::policy::enforcement::dir(
+            ctx,
+            config,
+            review.policy_dir.as_deref()
+        ));
         if let Some(sc) = &extras.shellcheck {
             out["shellcheck"] = sc.json();
         }

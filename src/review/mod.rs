@@ -3,18 +3,45 @@
 //! ever add text next to a verdict already made.
 
 mod check;
+pub mod defaults;
 pub mod script;
 pub mod shellcheck;
 pub mod split;
 
-pub use check::{run, text_report, Extras, EXIT_ALLOW, EXIT_DENY, EXIT_HELD, EXIT_USAGE};
+pub use check::{text_report, Extras, EXIT_ALLOW, EXIT_DENY, EXIT_HELD, EXIT_USAGE};
 
 use crate::config::Config;
 use crate::context::Context;
 use crate::gate::{self, Assessment, Overrides, Request};
-use crate::invocation::Review;
+use crate::invocation::{Review, ReviewAction};
 use crate::target::TargetOverrides;
 use crate::verdict::Surface;
+
+/// Runs a review; `--check` and `--check-file` first take the user's review defaults
+/// (`defaults`) for what the command line left out.
+pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
+    if !matches!(
+        review.action,
+        ReviewAction::Check(_) | ReviewAction::CheckFile(_)
+    ) {
+        return check::run(ctx, config, review);
+    }
+    let Some(path) = defaults::path() else {
+        return check::run(ctx, config, review);
+    };
+    match defaults::load(&path) {
+        Ok(d) => {
+            let env_dir = config.policy.enabled
+                && config.policy.allow_env_dir
+                && ctx.env_policy_dir().is_some();
+            check::run(ctx, config, &defaults::apply(review, &d, env_dir))
+        }
+        Err(e) => {
+            eprintln!("guarded-sh: review defaults: {e} (nothing was run)");
+            EXIT_USAGE
+        }
+    }
+}
 
 /// Decides `text` for review: a dry run, with the review's what-if context, never the escape.
 pub(crate) fn decide(ctx: &Context, config: &Config, review: &Review, text: &str) -> Assessment {

@@ -13,6 +13,7 @@ mod approval_flow;
 mod approval_tty;
 mod cases;
 mod classes;
+mod cli;
 mod hardening_backtrace;
 mod hardening_bounds;
 mod hardening_concurrency;

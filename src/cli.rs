@@ -1,0 +1,286 @@
+//! guarded-sh's own command line, the review and admin surface, as a clap definition: parsing it
+//! into an [`Invocation`], and printing the help, version and shell completions it defines.
+//! Only `invocation::parse` calls in here, and only for guarded-sh's own long options: the shell
+//! surface (`-c`, scripts, stdin, shims) never builds this definition.
+
+use crate::invocation::{CompletionShell, Invocation, Review, ReviewAction, UsageError};
+use clap::error::ErrorKind;
+use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The name completions and the help are written for.
+const NAME: &str = "guarded-sh";
+
+const USAGE: &str = "\
+guarded-sh [SHELL OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec the real shell
+       guarded-sh [SHELL OPTIONS] FILE [ARG...]               gate the script, then exec it
+       guarded-sh --check CMD [CONTEXT]                       analyse and decide, run nothing
+       guarded-sh --check-file FILE|- [CONTEXT]
+       guarded-sh --list-signals | --explain ID | --policy-test DIR
+       guarded-sh --approve ID | --approvals
+       guarded-sh --completions bash|zsh|fish | --help | --version";
+
+const ABOUT: &str = "\
+guarded-sh: a gate in front of sh/bash. The shell surface (sh/bash's own options, -c, scripts,
+stdin, the sh/bash/dash shims) is a drop-in for the real shell; the options below are
+guarded-sh's own review and admin surface, which runs nothing.";
+
+const AFTER_HELP: &str = "\
+Per-user review defaults (policy_dir, target, env, host_vars) are read from
+$XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check
+and --check-file only; the options above override them. Enforcement never reads that file.
+
+Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
+configuration error. --check, --check-file: 0 allowed, 1 denied, 3 held for approval, 2 usage
+error. HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
+never changes a decision.
+
+--help and --version are guarded-sh's own only when it is called as guarded-sh; called through
+an sh, bash or dash shim they reach the real shell.";
+
+/// guarded-sh's own options. Repeating an option keeps the last value, as the hand-written
+/// grammar before it did; two different actions are an error.
+#[derive(Debug, Parser)]
+#[command(
+    name = NAME,
+    version,
+    about = ABOUT,
+    override_usage = USAGE,
+    after_help = AFTER_HELP,
+    disable_help_flag = true,
+    disable_version_flag = true,
+    args_override_self = true
+)]
+struct Cli {
+    #[command(flatten)]
+    action: Action,
+    #[command(flatten)]
+    context: Context,
+    /// Print this help
+    #[arg(long, action = ArgAction::Help, visible_alias = "gs-help", help_heading = "Information")]
+    help: Option<bool>,
+    /// Print the version
+    #[arg(long, action = ArgAction::Version, visible_alias = "gs-version", help_heading = "Information")]
+    version: Option<bool>,
+}
+
+/// The context options, which the admin actions refuse.
+const CONTEXT: [&str; 6] = [
+    "json",
+    "shellcheck",
+    "target",
+    "env",
+    "host_vars",
+    "policy_dir",
+];
+
+/// What to do: exactly one.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Actions")]
+#[group(required = true, multiple = false)]
+struct Action {
+    /// Analyse and decide CMD (the reference engine's lines); run nothing
+    #[arg(long, value_name = "CMD", allow_hyphen_values = true)]
+    check: Option<String>,
+    /// One block per step of a script or history file (- for stdin)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    check_file: Option<PathBuf>,
+    /// The signal catalogue
+    #[arg(long)]
+    list_signals: bool,
+    /// What a signal means
+    #[arg(long, value_name = "ID", allow_hyphen_values = true)]
+    explain: Option<String>,
+    /// Run the test_* rules of a policy directory
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    policy_test: Option<PathBuf>,
+    /// Approve another user's held command (approvers group only)
+    #[arg(long, value_name = "ID", conflicts_with_all = CONTEXT, allow_hyphen_values = true)]
+    approve: Option<String>,
+    /// List pending approval requests
+    #[arg(long, conflicts_with_all = CONTEXT)]
+    approvals: bool,
+    /// Shell completions for these options
+    #[arg(long, value_name = "SHELL", value_parser = ["bash", "zsh", "fish"], conflicts_with_all = CONTEXT)]
+    completions: Option<String>,
+    /// The interactive session's check server (started by the session hook)
+    #[arg(long, hide = true, conflicts_with_all = CONTEXT)]
+    serve: bool,
+    /// One check from the session hook when its server is unavailable
+    #[arg(
+        long,
+        value_name = "CMD",
+        hide = true,
+        conflicts_with_all = CONTEXT,
+        allow_hyphen_values = true
+    )]
+    hook_check: Option<String>,
+}
+
+/// What-if context and output form for --check and --check-file.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Context (--check, --check-file)")]
+struct Context {
+    /// Machine-readable output
+    #[arg(long)]
+    json: bool,
+    /// Add ShellCheck's warnings when it is installed
+    #[arg(long)]
+    shellcheck: bool,
+    /// Decide as for this target
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+    target: Option<String>,
+    /// Decide as for this environment (prod, staging, ...)
+    #[arg(long, value_name = "ENV", allow_hyphen_values = true)]
+    env: Option<String>,
+    /// Add a host variable to the policy's target (repeatable)
+    #[arg(long = "host-var", value_name = "K=V", value_parser = host_var, action = ArgAction::Append, allow_hyphen_values = true)]
+    host_vars: Vec<(String, String)>,
+    /// Decide with this policy directory (one's own: no trust check)
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    policy_dir: Option<PathBuf>,
+}
+
+fn host_var(kv: &str) -> Result<(String, String), String> {
+    kv.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| "expects K=V".to_string())
+}
+
+fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Parses argv (`args[0]` is `argv[0]`) as guarded-sh's own command line.
+pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
+    let matches = match command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::DisplayHelp => return Ok(Invocation::Help),
+        Err(e) if e.kind() == ErrorKind::DisplayVersion => return Ok(Invocation::Version),
+        Err(e) => return Err(usage_error(&e)),
+    };
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| usage_error(&e))?;
+    Ok(invocation(cli))
+}
+
+fn invocation(cli: Cli) -> Invocation {
+    let Action {
+        check,
+        check_file,
+        list_signals,
+        explain,
+        policy_test,
+        approve,
+        approvals,
+        completions,
+        serve,
+        hook_check,
+    } = cli.action;
+    let action = if let Some(cmd) = check {
+        ReviewAction::Check(cmd)
+    } else if let Some(path) = check_file {
+        ReviewAction::CheckFile(path)
+    } else if let Some(id) = explain {
+        ReviewAction::Explain(id)
+    } else if let Some(dir) = policy_test {
+        ReviewAction::PolicyTest(dir)
+    } else if let Some(id) = approve {
+        return Invocation::Approve(id);
+    } else if approvals {
+        return Invocation::Approvals;
+    } else if let Some(shell) = completions {
+        return Invocation::Completions(match shell.as_str() {
+            "zsh" => CompletionShell::Zsh,
+            "fish" => CompletionShell::Fish,
+            _ => CompletionShell::Bash,
+        });
+    } else if serve {
+        return Invocation::Serve;
+    } else if let Some(text) = hook_check {
+        return Invocation::HookCheck(text);
+    } else {
+        // The group is required: the one left is --list-signals.
+        let _ = list_signals;
+        ReviewAction::ListSignals
+    };
+    let c = cli.context;
+    Invocation::Review(Review {
+        action,
+        json: c.json,
+        target: c.target,
+        env: c.env,
+        host_vars: c.host_vars,
+        policy_dir: c.policy_dir,
+        shellcheck: c.shellcheck,
+    })
+}
+
+/// clap's error as one line (its usage and tips dropped): the caller adds `(nothing was run)`.
+fn usage_error(e: &clap::Error) -> UsageError {
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        return UsageError::Review(
+            "choose one of --check, --check-file, --list-signals, --explain, --policy-test, \
+             --approve, --approvals, --completions (see guarded-sh --help)"
+                .into(),
+        );
+    }
+    let rendered = e.render().to_string();
+    let first = rendered.split("\n\n").next().unwrap_or_default();
+    let line = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    UsageError::Review(line.strip_prefix("error: ").unwrap_or(&line).to_string())
+}
+
+/// Prints what `Help`, `Version` and `Completions` ask for on stdout; exit status 0. Anything
+/// else is not a document and prints nothing (status 2).
+pub fn show(invocation: &Invocation) -> i32 {
+    let text = match invocation {
+        Invocation::Help => format!("{}\n", command().render_help().to_string().trim_end()),
+        Invocation::Version => command().render_version(),
+        Invocation::Completions(shell) => completions(*shell),
+        _ => return crate::review::EXIT_USAGE,
+    };
+    crate::review::emit(&text);
+    crate::review::EXIT_ALLOW
+}
+
+/// The completion script for `shell`, covering the review and admin options.
+pub fn completions(shell: CompletionShell) -> String {
+    use clap_complete::Shell;
+    let shell = match shell {
+        CompletionShell::Bash => Shell::Bash,
+        CompletionShell::Zsh => Shell::Zsh,
+        CompletionShell::Fish => Shell::Fish,
+    };
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command(), NAME, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The long options this definition accepts, aliases included (for the dispatch test).
+#[cfg(test)]
+pub(crate) fn long_options() -> Vec<String> {
+    let command = command();
+    let mut longs: Vec<String> = command
+        .get_arguments()
+        .flat_map(|a| {
+            a.get_long()
+                .into_iter()
+                .chain(a.get_all_aliases().unwrap_or_default())
+                .map(|l| format!("--{l}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    longs.sort();
+    longs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definition_is_consistent() {
+        command().debug_assert();
+    }
+}

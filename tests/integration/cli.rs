@@ -1,0 +1,431 @@
+//! guarded-sh's own command line through the built binary: `--help`, `--version` and
+//! `--completions` by invocation name (a shim passes them to the real shell), each review
+//! option, usage errors (exit 2, one line, nothing run), and the per-user review defaults file,
+//! which the review surface reads and the shell surface never does.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
+
+/// A temporary configuration (no syslog, no policy) and a temporary home, so that neither the
+/// host's configuration nor the user's own review defaults take part.
+struct Setup {
+    tmp: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = format!(
+            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nenabled = false\nallow_env_dir = false\n",
+            tmp.path().join("audit.jsonl").display()
+        );
+        std::fs::write(tmp.path().join("config.toml"), config).unwrap();
+        std::fs::create_dir_all(tmp.path().join("home")).unwrap();
+        Setup { tmp }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.tmp.path().join(name)
+    }
+
+    fn command(&self, program: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args)
+            .env("GUARDED_SH_CONFIG", self.path("config.toml"))
+            .env("HOME", self.path("home"))
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("HONEY_RISK_DISABLE")
+            .env_remove("HONEY_POLICY_DIR")
+            .env_remove("HONEY_RISK_LLM")
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(Path::new(BIN), args).output().unwrap()
+    }
+
+    fn run_with_stdin(&self, args: &[&str], input: &[u8]) -> Output {
+        let mut child = self
+            .command(Path::new(BIN), args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Options that do not read stdin may exit before it is written: a closed pipe is fine.
+        let _ = child.stdin.take().unwrap().write_all(input);
+        child.wait_with_output().unwrap()
+    }
+
+    /// A policy directory whose every decision is `deny` with `reason`.
+    fn deny_all(&self, name: &str, reason: &str) -> PathBuf {
+        let dir = self.path(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("deny.rego"),
+            format!(
+                "package honey\nimport rego.v1\ndefault allow := false\ndefault deny_reason := \"{reason}\"\n"
+            ),
+        )
+        .unwrap();
+        dir
+    }
+
+    /// Writes `~/.config/guarded-sh/review.toml` in the temporary home.
+    fn review_defaults(&self, text: &str) -> PathBuf {
+        let dir = self.path("home/.config/guarded-sh");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("review.toml");
+        std::fs::write(&file, text).unwrap();
+        file
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn own_help_version_and_completions_when_called_as_guarded_sh() {
+    let s = Setup::new();
+    let version = format!("guarded-sh {}\n", env!("CARGO_PKG_VERSION"));
+    // (argv, a line stdout must hold)
+    let table: &[(&[&str], &str)] = &[
+        (&["--help"], "Usage: guarded-sh"),
+        (&["--gs-help"], "Usage: guarded-sh"),
+        (&["--check", "ls", "--help"], "Usage: guarded-sh"),
+        (&["--version"], &version),
+        (&["--gs-version"], &version),
+        (&["--completions", "bash"], "--check"),
+        (&["--completions", "zsh"], "--check"),
+        (&["--completions=fish"], "-l check"),
+    ];
+    for (args, expected) in table {
+        let out = s.run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stdout).contains(expected),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+        assert!(out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+    }
+    let help = text(&s.run(&["--help"]).stdout);
+    for option in [
+        "--check <CMD>",
+        "--check-file <FILE>",
+        "--list-signals",
+        "--explain <ID>",
+        "--policy-test <DIR>",
+        "--approve <ID>",
+        "--approvals",
+        "--completions <SHELL>",
+        "--json",
+        "--shellcheck",
+        "--target <NAME>",
+        "--env <ENV>",
+        "--host-var <K=V>",
+        "--policy-dir <DIR>",
+        "Exit statuses",
+        "review.toml",
+    ] {
+        assert!(help.contains(option), "--help lacks {option}:\n{help}");
+    }
+    assert_eq!(text(&s.run(&["--version"]).stdout), version);
+}
+
+#[test]
+fn shims_and_login_names_pass_help_and_version_to_the_real_shell() {
+    let s = Setup::new();
+    for name in ["sh", "bash", "dash"] {
+        std::os::unix::fs::symlink(BIN, s.path(name)).unwrap();
+    }
+    // (how guarded-sh is called, argv[0], args; the real shell it stands for, as that argv[0])
+    let table: &[(&str, &str, &[&str], &str, &str)] = &[
+        ("bash", "bash", &["--version"], "/bin/bash", "bash"),
+        ("bash", "bash", &["--help"], "/bin/bash", "bash"),
+        ("sh", "sh", &["--help"], "/bin/dash", "sh"),
+        ("dash", "dash", &["--version"], "/bin/dash", "dash"),
+        (BIN, "-guarded-sh", &["--version"], "/bin/bash", "bash"),
+        (
+            BIN,
+            "guarded-sh",
+            &["--norc", "--version"],
+            "/bin/bash",
+            "bash",
+        ),
+    ];
+    for (program, argv0, args, real, real_argv0) in table {
+        let program = if program.starts_with('/') {
+            PathBuf::from(program)
+        } else {
+            s.path(program)
+        };
+        let out = s.command(&program, args).arg0(argv0).output().unwrap();
+        let mut expected_args = if real.ends_with("bash") {
+            vec!["--noprofile", "--norc"]
+        } else {
+            vec![]
+        };
+        expected_args.extend(args.iter());
+        let expected = Command::new(real)
+            .arg0(real_argv0)
+            .args(&expected_args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            (out.status.code(), text(&out.stdout), text(&out.stderr)),
+            (
+                expected.status.code(),
+                text(&expected.stdout),
+                text(&expected.stderr)
+            ),
+            "{argv0} {args:?}"
+        );
+        assert!(
+            !text(&out.stdout).contains("guarded-sh"),
+            "{argv0} {args:?}"
+        );
+    }
+    // --completions is guarded-sh's only under its own name; a shim refuses it like any
+    // option bash lacks.
+    let out = s
+        .command(&s.path("bash"), &["--completions", "bash"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn each_review_option() {
+    let s = Setup::new();
+    let deny = s.deny_all("deny", "no by policy");
+    let deny = deny.to_str().unwrap();
+    let policies = concat!(env!("CARGO_MANIFEST_DIR"), "/policies");
+    // (args, exit status, text stdout must hold)
+    let table: &[(&[&str], i32, &str)] = &[
+        (&["--check", "ls"], 0, "Command: ls\n"),
+        (&["--check=ls"], 0, "Command: ls\n"),
+        (
+            &["--check", "rm -rf /"],
+            1,
+            "Decision: DENY (built-in critical",
+        ),
+        (&["--check", "ls", "--json"], 0, "\"command\":\"ls\""),
+        (&["--json", "--check", "ls"], 0, "\"command\":\"ls\""),
+        (&["--check", "ls", "--policy-dir", deny], 1, "no by policy"),
+        (
+            &["--policy-dir", deny, "--check", "ls", "--target", "t9"],
+            1,
+            "Policy[t9]: deny",
+        ),
+        (&["--check", "ls", "--shellcheck"], 0, "ShellCheck:"),
+        (&["--list-signals"], 0, "DELETE_ROOT_PATH\tcritical"),
+        (
+            &["--explain", "DELETE_ROOT_PATH"],
+            0,
+            "DELETE_ROOT_PATH (critical",
+        ),
+        (&["--explain", "NO_SUCH_SIGNAL"], 2, ""),
+        (&["--policy-test", policies], 0, " passed, 0 failed"),
+        (&["--check-file", "-"], 0, "Step 0 [command]"),
+        (&["--check-file", "-", "--json"], 0, "\"risk_assessment\""),
+    ];
+    for (args, status, expected) in table {
+        let out = s.run_with_stdin(args, b"ls\n");
+        assert_eq!(
+            out.status.code(),
+            Some(*status),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stdout).contains(expected),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+    let out = s.run(&[
+        "--check",
+        "ls",
+        "--json",
+        "--target",
+        "t1",
+        "--env",
+        "prod",
+        "--host-var",
+        "region=eu",
+        "--host-var=tier=web",
+        "--policy-dir",
+        deny,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["target"]["name"], "t1");
+    assert_eq!(v["target"]["env"], "prod");
+    assert_eq!(v["target"]["host_vars"]["region"], "eu");
+    assert_eq!(v["target"]["host_vars"]["tier"], "web");
+    assert_eq!(v["decision"]["policy_dir"], deny);
+    assert_eq!(v["decision"]["verdict"], "deny");
+}
+
+#[test]
+fn bad_usage_is_exit_2_with_one_line_and_runs_nothing() {
+    let s = Setup::new();
+    let marker = s.path("ran");
+    let touch = format!("touch {}", marker.display());
+    let table: &[(&[&str], &str)] = &[
+        (&["--check"], "a value is required for '--check <CMD>'"),
+        (&["--check-file"], "a value is required"),
+        (&["--json"], "choose one of --check"),
+        (&["--json", "-c", &touch], "unexpected argument '-c'"),
+        (&["--check", "ls", "--explain", "X"], "cannot be used with"),
+        (
+            &["--check", &touch, "--frobnicate"],
+            "unexpected argument '--frobnicate'",
+        ),
+        (&["--host-var", "novalue", "--check", &touch], "expects K=V"),
+        (&["--approve"], "a value is required"),
+        (&["--approve", "a", "b"], "unexpected argument 'b'"),
+        (&["--approvals", "--json"], "cannot be used with '--json'"),
+        (&["--serve", "x"], "unexpected argument 'x'"),
+        (&["--completions", "tcsh"], "invalid value 'tcsh'"),
+        (&["--completions"], "a value is required"),
+        (&["--help=x"], "unexpected value 'x'"),
+    ];
+    for (args, expected) in table {
+        let out = s.run(args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("guarded-sh: ") && stderr.ends_with("(nothing was run)\n"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert!(!marker.exists());
+}
+
+#[test]
+fn review_defaults_apply_to_review_only_and_options_override_them() {
+    let s = Setup::new();
+    let deny = s.deny_all("deny", "denied by the defaults' policy");
+    let other = s.deny_all("other", "denied by the option's policy");
+    s.review_defaults(&format!(
+        "policy_dir = \"{}\"\ntarget = \"stage-1\"\nenv = \"staging\"\n[host_vars]\nregion = \"eu\"\ntier = \"web\"\n",
+        deny.display()
+    ));
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = s.run(args);
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stderr)))
+    };
+    let v = json(&["--check", "ls", "--json"]);
+    assert_eq!(v["target"]["name"], "stage-1");
+    assert_eq!(v["target"]["env"], "staging");
+    assert_eq!(v["target"]["host_vars"]["region"], "eu");
+    assert_eq!(v["decision"]["policy_dir"], deny.to_str().unwrap());
+    assert_eq!(v["decision"]["reason"], "denied by the defaults' policy");
+    let other_dir = other.to_str().unwrap();
+    let v = json(&[
+        "--check",
+        "ls",
+        "--json",
+        "--target",
+        "t2",
+        "--env=prod",
+        "--host-var",
+        "region=us",
+        "--policy-dir",
+        other_dir,
+    ]);
+    assert_eq!(v["target"]["name"], "t2");
+    assert_eq!(v["target"]["env"], "prod");
+    assert_eq!(v["target"]["host_vars"]["region"], "us");
+    assert_eq!(v["target"]["host_vars"]["tier"], "web");
+    assert_eq!(v["decision"]["policy_dir"], other_dir);
+    assert_eq!(v["decision"]["reason"], "denied by the option's policy");
+    // --check-file takes them too.
+    let out = s.run_with_stdin(&["--check-file", "-"], b"ls\n");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("host=stage-1"),
+        "{}",
+        text(&out.stdout)
+    );
+    // XDG_CONFIG_HOME is honoured over ~/.config.
+    let xdg = s.path("xdg");
+    std::fs::create_dir_all(xdg.join("guarded-sh")).unwrap();
+    std::fs::write(
+        xdg.join("guarded-sh/review.toml"),
+        "target = \"from-xdg\"\n",
+    )
+    .unwrap();
+    let out = s
+        .command(Path::new(BIN), &["--check", "ls", "--json"])
+        .env("XDG_CONFIG_HOME", &xdg)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["target"]["name"], "from-xdg");
+    assert_eq!(v["decision"]["verdict"], "allow");
+    // The shell surface never reads the file: a deny-all policy there does not deny.
+    let out = s.run(&["-c", "echo ran"]);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "ran\n".into()),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_review_defaults_are_exit_2_naming_the_file_and_ignored_by_the_shell() {
+    let s = Setup::new();
+    // (file text, what the one stderr line must hold after the file's name)
+    let table: &[(&str, &str)] = &[
+        (
+            "target = \"a\"\npolcy_dir = \"/x\"\n",
+            ":2:1: unknown field `polcy_dir`",
+        ),
+        ("env = [\n", ":1:8: unclosed array"),
+        (
+            "policy_dir = \"relative\"\n",
+            ": policy_dir must be an absolute path",
+        ),
+        ("[host_vars]\nport = 22\n", ":2:8: invalid type"),
+    ];
+    for (contents, expected) in table {
+        let file = s.review_defaults(contents);
+        for args in [&["--check", "ls"][..], &["--check-file", "-"][..]] {
+            let out = s.run_with_stdin(args, b"ls\n");
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{contents:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{contents:?}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(
+                stderr.contains(&format!("{}{expected}", file.display())),
+                "{contents:?}: {stderr}"
+            );
+        }
+        // Other review actions and the shell surface do not read it.
+        assert_eq!(s.run(&["--list-signals"]).status.code(), Some(0));
+        let out = s.run(&["-c", "true"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    }
+}
