@@ -11,7 +11,7 @@ use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
 use crate::stdin_program::StdinProgram;
 use crate::verdict::{exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED};
-use crate::{approval, cli, diagnostics, interactive, review, trust};
+use crate::{approval, cli, diagnostics, interactive, payload, review, trust};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -86,8 +86,12 @@ pub fn run(args: &[OsString]) -> i32 {
     let overrides = Overrides::enforcing();
     // An interpreter may read its program from a stdin that is not a terminal (Ansible's
     // pipelining): the gate reads it only if the analysis finds one that does.
-    let stdin = (!ctx.stdin_tty && surface != Surface::Stdin)
-        .then(|| StdinProgram::new(config.limits.max_payload_bytes));
+    let stdin = (!ctx.stdin_tty && surface != Surface::Stdin).then(|| {
+        StdinProgram::new(
+            config.limits.max_payload_bytes,
+            payload::become_marker(&text),
+        )
+    });
     let request = Request {
         text: &text,
         surface,

@@ -2,7 +2,9 @@
 //! pipelining): read once, only when the analysis asks for it and only on the shell surface
 //! with a stdin that is not a terminal, bounded in bytes and time; the same bytes are then
 //! handed to the real command on a memory file as its stdin. Every other command's stdin is
-//! never read (scp, sftp, rsync and git speak binary protocols there).
+//! never read (scp, sftp, rsync and git speak binary protocols there). The one line guarded-sh
+//! itself may write to stdout is Ansible's become marker, just before such a read, when the
+//! command text carries the handshake (`payload::become_marker`).
 
 use std::cell::RefCell;
 use std::io::Read;
@@ -18,13 +20,17 @@ pub const MAX_WAIT: Duration = Duration::from_secs(10);
 /// The process's stdin, read at most once.
 pub struct StdinProgram {
     max_bytes: usize,
+    /// A line the sender waits for before it sends the program (`payload::become_marker`):
+    /// written to stdout just before stdin is read, and only then.
+    handshake: Option<String>,
     read: RefCell<Option<Result<Vec<u8>, String>>>,
 }
 
 impl StdinProgram {
-    pub fn new(max_bytes: usize) -> Self {
+    pub fn new(max_bytes: usize, handshake: Option<String>) -> Self {
         StdinProgram {
             max_bytes,
+            handshake,
             read: RefCell::new(None),
         }
     }
@@ -32,7 +38,16 @@ impl StdinProgram {
     /// The program text (read now if it was not yet); `None` when it could not be read whole.
     pub fn text(&self) -> Option<String> {
         let mut read = self.read.borrow_mut();
-        let bytes = read.get_or_insert_with(|| read_all(self.max_bytes, MAX_WAIT));
+        let bytes = read.get_or_insert_with(|| {
+            if let Some(line) = &self.handshake {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                    return Err("cannot answer the sender's handshake on stdout".into());
+                }
+            }
+            read_all(self.max_bytes, MAX_WAIT)
+        });
         bytes
             .as_ref()
             .ok()

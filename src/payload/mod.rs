@@ -64,3 +64,38 @@ pub fn audit_view(analysis: &Analysis) -> Vec<Value> {
         })
         .collect()
 }
+
+/// Ansible's become-with-pipelining handshake: `sudo … /bin/sh -c 'echo BECOME-SUCCESS-KEY ;
+/// /usr/bin/python3'`. Ansible sends the module on stdin only after it has read the marker line
+/// that the `echo` prints, so the program cannot be read first unless the marker is printed
+/// first: this is that line (`BECOME-SUCCESS-KEY`), when `text` has the handshake. Ansible
+/// drops every marker line from the output, the one the `echo` prints later included.
+pub fn become_marker(text: &str) -> Option<String> {
+    let at = text.find("echo BECOME-SUCCESS-")? + "echo ".len();
+    let marker: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let key = marker.strip_prefix("BECOME-SUCCESS-")?;
+    (!key.is_empty() && key.len() <= 64).then_some(marker)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn become_markers() {
+        let cases: [(&str, Option<&str>); 5] = [
+            (
+                "sudo -n -u root /bin/sh -c 'echo BECOME-SUCCESS-abc ; /usr/bin/python3'",
+                Some("BECOME-SUCCESS-abc"),
+            ),
+            ("echo BECOME-SUCCESS-; python3", None),
+            ("echo BECOME-SUCCESS-a1;x", Some("BECOME-SUCCESS-a1")),
+            ("echo hi; python3", None),
+            ("printf BECOME-SUCCESS-abc", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(super::become_marker(text).as_deref(), want, "{text}");
+        }
+    }
+}

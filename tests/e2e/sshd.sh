@@ -192,7 +192,7 @@ EOF
 SSH=(ssh -F "$T/ssh_config")
 export GIT_SSH_COMMAND="ssh -F $T/ssh_config"
 rssh() { "${SSH[@]}" e2e "$@"; }
-audit_has() { grep -F -- "$1" "$AUDIT" | grep -qF "\"verdict\":\"$2\""; }
+audit_has() { grep -F -- "$1" "$AUDIT" | grep -F "\"verdict\":\"$2\"" >/dev/null; } # no -q: an early exit would SIGPIPE the first grep (pipefail)
 
 # --- ssh host cmd --------------------------------------------------------------------
 rc=0

@@ -332,3 +332,31 @@ fn a_program_on_stdin_that_never_ends_is_denied() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
+
+/// Ansible's become-with-pipelining handshake: ansible sends the module only after it reads the
+/// `echo BECOME-SUCCESS-KEY` line, so guarded-sh writes that line first, and only when it is
+/// about to read a program from stdin (ansible drops every such line from the output).
+#[test]
+fn the_become_handshake_is_answered_only_when_a_program_is_read() {
+    use crate::setup::Setup;
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let flow = "/bin/sh -c 'echo BECOME-SUCCESS-abcdef ; /usr/bin/python3'";
+    let out = s.output_with_stdin(&["-c", flow], b"print('ran')\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "BECOME-SUCCESS-abcdef\nBECOME-SUCCESS-abcdef\nran\n"
+    );
+    let out = s.output_with_stdin(&["-c", flow], b"import os\nos.system('rm -rf /')\n");
+    assert_eq!(out.status.code(), Some(126));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "BECOME-SUCCESS-abcdef\n"
+    );
+    // No program read, no line of guarded-sh's own.
+    let out = s.output_with_stdin(&["-c", "echo BECOME-SUCCESS-abcdef ; cat"], b"data\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "BECOME-SUCCESS-abcdef\ndata\n"
+    );
+}
