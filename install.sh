@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Installs guarded-sh (as root, idempotent): the binary, the sh/bash/dash shims, the
 # interactive session hook, a default configuration (only if absent), the baseline policy, a
-# warmed policy cache, an /etc/shells entry and, where systemd is installed, a boot unit that
-# reads the binary into the page cache before sshd starts. `--user NAME` then makes guarded-sh
-# NAME's login shell, but only after a self-test of the installed binary passes as that user;
+# warmed policy cache and an /etc/shells entry. `--user NAME` then makes guarded-sh NAME's login
+# shell, but only after a self-test of the installed binary passes as that user;
 # `--uninstall` reverses everything, restoring the login shells it changed.
 #
 #   ./install.sh [--binary PATH] [--user NAME]...     install (builds a static binary if no PATH)
@@ -19,7 +18,6 @@ CONFIG=$ETC/config.toml
 POLICIES=$ETC/policies
 CACHE=/var/cache/guarded-sh
 STATE=/var/lib/guarded-sh
-UNIT=/etc/systemd/system/guarded-sh-page-cache.service
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 binary=""
@@ -59,8 +57,7 @@ done
 
 [[ $(id -u) == 0 ]] || die "run as root"
 
-# The static, non-PIE release binary (LD_PRELOAD and friends cannot act before main), with the
-# layout of build/symbol-order.txt and build/rodata-order.ld.
+# The static, non-PIE release binary (LD_PRELOAD and friends cannot act before main).
 build() {
 	say "building the static release binary (build/static.sh)"
 	binary=$("$REPO/build/static.sh")
@@ -159,29 +156,12 @@ install_files() {
 		say "/etc/shells $BIN already listed"
 	fi
 
-	install_unit
-
 	# Compile the policy once as root, so users start from a warm cache.
 	if "$BIN" --check 'true' >/dev/null; then
 		say "cache       $CACHE warmed ($(find "$CACHE" -type f | wc -l) file(s))"
 	else
 		die "the installed binary cannot evaluate 'true' with $POLICIES; not touching any user"
 	fi
-}
-
-# The boot unit (share/guarded-sh-page-cache.service): after a reboot the binary would be read
-# back 4 KiB at a time by its first execution, and every gated command would cost more
-# (BENCHMARKS.md, "The page cache"). `systemctl enable` only writes symlinks, so it also works
-# where systemd is installed but not running (a container, a chroot).
-install_unit() {
-	if [[ ! -d /etc/systemd/system ]] || ! command -v systemctl >/dev/null; then
-		say "boot unit   skipped (no systemd here); read $BIN once at boot instead (README)"
-		return
-	fi
-	install -o root -g root -m 0644 "$REPO/share/guarded-sh-page-cache.service" "$UNIT"
-	if [[ -d /run/systemd/system ]]; then systemctl daemon-reload; fi
-	systemctl enable --quiet "${UNIT##*/}" || die "systemctl enable ${UNIT##*/} failed"
-	say "boot unit   $UNIT enabled"
 }
 
 # Runs as NAME (or root): the installed binary must pass through an exit status, deny a
@@ -264,12 +244,6 @@ uninstall() {
 		say "kept $CONFIG (changed since install, or not written by install.sh)"
 	fi
 	rmdir "$ETC" 2>/dev/null || true
-	if [[ -e $UNIT ]]; then
-		systemctl disable --quiet "${UNIT##*/}" || say "warning: systemctl disable ${UNIT##*/} failed"
-		rm -f "$UNIT"
-		if [[ -d /run/systemd/system ]]; then systemctl daemon-reload; fi
-		say "boot unit   $UNIT removed"
-	fi
 	rm -rf "$CACHE" "$LIB" "$STATE"
 	rm -f "$BIN"
 	say "uninstalled"

@@ -1,26 +1,91 @@
 //! Whole-process cost of the gate, side by side in one run: `guarded-sh -c true` against
 //! `bash -c true` and `dash -c true`, with no policy, the baseline policy, the six reference
-//! examples together, and 50 generated policies; and the floor, a static C program that only
-//! execs `bash -c true`. Every round runs each variant once, in a fresh random order, so drift
-//! and the previous process's after-effects hit every variant alike; medians and ratios are
-//! printed.
+//! examples together, and 50 generated policies; and a floor, a static C program that only execs
+//! `bash -c true`. Every round runs each row once, in a fresh random order, so drift and the
+//! previous process's after-effects hit every row alike; medians and ratios are printed.
 //!
-//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary PATH] [--compare PATH]…
-//! [--compare-six PATH]… [--rounds N]`
-//! (default binary: the static release build, else target/release/guarded-sh)
+//! `env -u RUST_BACKTRACE cargo bench --bench process -- [--binary [LABEL=]PATH]… [--rounds N]`
+//!
+//! Each `--binary` (repeatable) gets every guarded-sh row; with two or more, a second table puts
+//! them side by side per row: the overhead over bash of each, and each against the first, as the
+//! difference of the medians and as the median of the per-round differences (the same round's
+//! runs, so the VM's drift cancels). Default binary: the static release build
+//! (`build/static.sh`), else `target/release/guarded-sh`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-struct Variant {
+/// One row: a program with its arguments and environment, timed once per round.
+struct Row {
+    /// The binary's label for guarded-sh rows (`None` for the shells and the floor).
+    binary: Option<usize>,
+    /// What it measures: the command, and for guarded-sh rows the policy scenario.
     name: String,
     program: PathBuf,
     args: Vec<String>,
     env: Vec<(String, String)>,
-    samples: Vec<f64>,
-    /// Runs that did not exit 0 (a denial would not exec the shell and would look cheap).
-    failures: usize,
+    /// Milliseconds per round; `None` for a run that did not exit 0 (a denial would not exec
+    /// the shell and would look cheap).
+    samples: Vec<Option<f64>>,
+}
+
+impl Row {
+    fn new(binary: Option<usize>, name: String, program: PathBuf, args: &[&str]) -> Self {
+        Row {
+            binary,
+            name,
+            program,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: vec![],
+            samples: vec![],
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .env_remove("RUST_BACKTRACE")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        command
+    }
+
+    fn run(&self) -> Option<f64> {
+        let start = Instant::now();
+        let status = self.command().status().ok()?;
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        status.success().then_some(ms)
+    }
+
+    fn ok(&self) -> Vec<f64> {
+        self.samples.iter().flatten().copied().collect()
+    }
+
+    fn failures(&self) -> usize {
+        self.samples.iter().filter(|s| s.is_none()).count()
+    }
+}
+
+/// The guarded-sh scenarios: name, command, policy directory (`None`: policy disabled). The
+/// examples include an allowlist without `true`; `echo` is on it and, like `true`, a builtin, so
+/// the real shell does the same work and the command is allowed, not denied. Both are plain
+/// command lines (`parse::plain_words`); the `>/dev/null` row is the same command through
+/// tree-sitter.
+fn scenarios(root: &Path, generated: &Path) -> Vec<(&'static str, &'static str, Option<PathBuf>)> {
+    vec![
+        ("no policy", "true", None),
+        ("baseline policy", "true", Some(root.join("policies"))),
+        ("six examples", "echo", Some(root.join("policies/examples"))),
+        (
+            "six examples",
+            "echo >/dev/null",
+            Some(root.join("policies/examples")),
+        ),
+        ("50 policies", "true", Some(generated.to_path_buf())),
+    ]
 }
 
 /// A small xorshift generator for the run order (no dependency; quality is not a concern).
@@ -51,7 +116,7 @@ impl XorShift {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
+fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     if v.is_empty() {
         return f64::NAN;
@@ -59,6 +124,8 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
+/// A configuration with syslog off and no audit file (each row's cost is the gate's, not a
+/// sink's), its own policy cache, and the given policy directory or none.
 fn write_config(dir: &Path, name: &str, policy: Option<&Path>) -> PathBuf {
     let cache = dir.join(format!("cache-{name}"));
     std::fs::create_dir_all(&cache).ok();
@@ -107,6 +174,28 @@ fn build_floor(dir: &Path) -> Option<PathBuf> {
     built.success().then_some(binary)
 }
 
+/// `--binary [LABEL=]PATH`, repeatable; the label defaults to the path.
+fn binaries(args: &[String], root: &Path) -> Vec<(String, PathBuf)> {
+    let mut found: Vec<(String, PathBuf)> = args
+        .windows(2)
+        .filter(|w| w[0] == "--binary")
+        .map(|w| match w[1].split_once('=') {
+            Some((label, path)) => (label.to_string(), PathBuf::from(path)),
+            None => (w[1].clone(), PathBuf::from(&w[1])),
+        })
+        .collect();
+    if found.is_empty() {
+        let static_build = root.join("target/x86_64-unknown-linux-gnu/release/guarded-sh");
+        let path = if static_build.exists() {
+            static_build
+        } else {
+            root.join("target/release/guarded-sh")
+        };
+        found.push((path.display().to_string(), path));
+    }
+    found
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     // `cargo test --all-targets` runs bench targets without `--bench`: nothing to measure then.
@@ -114,180 +203,157 @@ fn main() {
         println!("process benchmark: run it with `cargo bench --bench process`");
         return;
     }
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let rounds: usize = args
+        .windows(2)
+        .find(|w| w[0] == "--rounds")
+        .and_then(|w| w[1].parse().ok())
+        .unwrap_or(300);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let static_build = root.join("target/x86_64-unknown-linux-gnu/release/guarded-sh");
-    let binary = arg("--binary").map(PathBuf::from).unwrap_or_else(|| {
-        if static_build.exists() {
-            static_build.clone()
-        } else {
-            root.join("target/release/guarded-sh")
+    let binaries = binaries(&args, &root);
+    for (_, path) in &binaries {
+        if !path.exists() {
+            eprintln!("no binary at {} (build it first)", path.display());
+            std::process::exit(2);
         }
-    });
-    let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(300);
-    if !binary.exists() {
-        eprintln!("no binary at {} (build it first)", binary.display());
-        std::process::exit(2);
     }
     let tmp = std::env::temp_dir().join(format!("gsh-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).ok();
-    let examples = root.join("policies/examples");
-    let baseline = root.join("policies");
     let generated = generated_policies(&tmp, 50);
-    let mut variants = vec![
-        Variant {
-            name: "bash -c true".into(),
-            program: "/bin/bash".into(),
-            args: vec!["-c".into(), "true".into()],
-            env: vec![],
-            samples: vec![],
-            failures: 0,
-        },
-        Variant {
-            name: "dash -c true".into(),
-            program: "/bin/dash".into(),
-            args: vec!["-c".into(), "true".into()],
-            env: vec![],
-            samples: vec![],
-            failures: 0,
-        },
+
+    let mut rows = vec![
+        Row::new(
+            None,
+            "bash -c true".into(),
+            "/bin/bash".into(),
+            &["-c", "true"],
+        ),
+        Row::new(
+            None,
+            "dash -c true".into(),
+            "/bin/dash".into(),
+            &["-c", "true"],
+        ),
     ];
-    // The floor: a static C program that only execs `bash -c true`. What it costs over bash is
-    // what any static exec wrapper costs here (one more execve of a static image); guarded-sh's
-    // own work is what it costs over the floor.
+    // What a static C program that only execs `bash -c true` costs over bash is what any static
+    // exec wrapper costs here; guarded-sh's own work is what it costs over the floor.
     if let Some(floor) = build_floor(&tmp) {
-        variants.push(Variant {
-            name: "floor: static C exec of bash -c true".into(),
-            program: floor,
-            args: vec![],
-            env: vec![],
-            samples: vec![],
-            failures: 0,
-        });
+        rows.push(Row::new(
+            None,
+            "floor: static C exec of bash -c true".into(),
+            floor,
+            &[],
+        ));
     }
-    // The examples include an allowlist without `true`; `echo` is on it and, like `true`, a
-    // builtin, so the real shell does the same work and the command is allowed, not denied. Both
-    // are plain command lines (`parse::plain_words`); the `>/dev/null` row is the same command
-    // through tree-sitter.
-    let scenarios: Vec<(&str, &str, Option<&Path>)> = vec![
-        ("no policy", "true", None),
-        ("baseline policy", "true", Some(baseline.as_path())),
-        ("six examples", "echo", Some(examples.as_path())),
-        ("six examples", "echo >/dev/null", Some(examples.as_path())),
-        ("50 policies", "true", Some(generated.as_path())),
-    ];
-    for (name, command, policy) in scenarios {
-        if policy.is_some_and(|p| !p.is_dir()) {
-            eprintln!(
-                "skipping {name}: {} missing",
-                policy.map(|p| p.display().to_string()).unwrap_or_default()
+    let scenarios = scenarios(&root, &generated);
+    for (k, (scenario, command, policy)) in scenarios.iter().enumerate() {
+        if policy.as_ref().is_some_and(|p| !p.is_dir()) {
+            eprintln!("skipping {scenario}: {policy:?} missing");
+            continue;
+        }
+        for (b, (_, path)) in binaries.iter().enumerate() {
+            // One configuration, so one policy cache, per binary and scenario: builds of
+            // different code must not share (or fight over) a cache file.
+            let config = write_config(&tmp, &format!("b{b}-s{k}"), policy.as_deref());
+            let mut row = Row::new(
+                Some(b),
+                format!("-c {command} ({scenario})"),
+                path.clone(),
+                &["-c", command],
             );
-            continue;
-        }
-        let config = write_config(&tmp, &name.replace(' ', "-"), policy);
-        variants.push(Variant {
-            name: format!("guarded-sh -c {command} ({name})"),
-            program: binary.clone(),
-            args: vec!["-c".into(), command.into()],
-            env: vec![("GUARDED_SH_CONFIG".into(), config.display().to_string())],
-            samples: vec![],
-            failures: 0,
-        });
-    }
-    // `--compare PATH` (repeatable): other builds of guarded-sh (another profile, a dynamic PIE
-    // build), each measured with no policy in the same rounds; `--compare-six PATH` also with the
-    // six examples (a plain command line, and the same through tree-sitter).
-    let no_policy = write_config(&tmp, "compare-no-policy", None);
-    let six = write_config(&tmp, "compare-six", Some(examples.as_path()));
-    for (k, a) in args.iter().enumerate() {
-        let scenarios: &[(&str, &str, &Path)] = match a.as_str() {
-            "--compare" => &[("no policy", "true", &no_policy)],
-            "--compare-six" => &[
-                ("no policy", "true", &no_policy),
-                ("six examples", "echo", &six),
-                ("six examples", "echo >/dev/null", &six),
-            ],
-            _ => continue,
-        };
-        let Some(other) = args.get(k + 1) else {
-            continue;
-        };
-        for (name, command, config) in scenarios {
-            variants.push(Variant {
-                name: format!("{other} -c {command} ({name})"),
-                program: PathBuf::from(other),
-                args: vec!["-c".into(), command.to_string()],
-                env: vec![("GUARDED_SH_CONFIG".into(), config.display().to_string())],
-                samples: vec![],
-                failures: 0,
-            });
+            row.env
+                .push(("GUARDED_SH_CONFIG".into(), config.display().to_string()));
+            rows.push(row);
         }
     }
-    // Warm up: fills the page cache and each scenario's policy cache.
-    for v in &variants {
+
+    // Warm up: each program read once, and each scenario's policy cache filled.
+    for row in &rows {
         for _ in 0..5 {
-            let _ = Command::new(&v.program)
-                .args(&v.args)
-                .envs(v.env.iter().map(|(k, val)| (k, val)))
-                .env_remove("RUST_BACKTRACE")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
+            let _ = row.command().status();
         }
     }
-    // Each round runs every variant once, in a fresh random order: a process's cost depends on
-    // what ran just before it (warm per-CPU page lists, caches), so no variant may always follow
-    // the same one.
-    let mut order: Vec<usize> = (0..variants.len()).collect();
+    // Each round runs every row once, in a fresh random order: a process's cost depends on what
+    // ran just before it (warm per-CPU page lists, caches), so no row may always follow the same
+    // one.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
     let mut rng = XorShift::seeded();
     for _ in 0..rounds {
         rng.shuffle(&mut order);
         for &i in &order {
-            let v = &mut variants[i];
-            let start = Instant::now();
-            let status = Command::new(&v.program)
-                .args(&v.args)
-                .envs(v.env.iter().map(|(k, val)| (k, val)))
-                .env_remove("RUST_BACKTRACE")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-            let ms = start.elapsed().as_secs_f64() * 1000.0;
-            match status {
-                Ok(s) if s.success() => v.samples.push(ms),
-                _ => v.failures += 1,
-            }
+            let sample = rows[i].run();
+            rows[i].samples.push(sample);
         }
     }
-    let medians: Vec<(String, f64, usize)> = variants
-        .iter_mut()
-        .map(|v| {
-            let n = v.samples.len();
-            (v.name.clone(), median(&mut v.samples), n)
-        })
-        .collect();
-    let bash = medians[0].1;
-    let dash = medians[1].1;
+    let _ = std::fs::remove_dir_all(&tmp);
+
+    let medians: Vec<f64> = rows.iter().map(|r| median(r.ok())).collect();
+    let (bash, dash) = (medians[0], medians[1]);
+    println!("rounds: {rounds} (every row once per round, shuffled each round)");
+    for (b, (label, path)) in binaries.iter().enumerate() {
+        println!("binary {b}: {label} ({})", path.display());
+    }
     println!(
-        "binary: {}  rounds: {rounds} (interleaved, shuffled each round)",
-        binary.display()
+        "{:<52} {:>9} {:>9} {:>8} {:>8}",
+        "command", "median ms", "over bash", "x bash", "x dash"
     );
-    println!(
-        "{:<64} {:>9} {:>12} {:>9} {:>9}",
-        "command", "median ms", "vs bash (ms)", "x bash", "x dash"
-    );
-    for (name, m, n) in &medians {
+    for (row, m) in rows.iter().zip(&medians) {
+        let who = row.binary.map(|b| format!("[{b}] ")).unwrap_or_default();
+        let failed = match row.failures() {
+            0 => String::new(),
+            n => format!("   ({n} runs failed, left out)"),
+        };
         println!(
-            "{name:<64} {m:>9.3} {:>+12.3} {:>9.2} {:>9.2}   (n={n})",
+            "{:<52} {m:>9.3} {:>+9.3} {:>8.2} {:>8.2}{failed}",
+            format!("{who}{}", row.name),
             m - bash,
             m / bash,
             m / dash
         );
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    if binaries.len() < 2 {
+        return;
+    }
+    // Side by side: per scenario, each binary's overhead over bash, and each against binary 0:
+    // the difference of the medians, the median of the per-round differences, and the ratio of
+    // the medians.
+    println!();
+    println!("side by side: [b]-[0] the difference of the medians (ms), paired the median of the per-round differences, ratio of the medians");
+    let mut header = format!("{:<34}", "over bash, ms");
+    for b in 0..binaries.len() {
+        header.push_str(&format!(" {:>7}", format!("[{b}]")));
+    }
+    for b in 1..binaries.len() {
+        header.push_str(&format!(
+            "   {:>7}  {:>7}  {:>7}",
+            format!("[{b}]-[0]"),
+            "paired",
+            "ratio"
+        ));
+    }
+    println!("{header}");
+    for name in rows.iter().filter(|r| r.binary == Some(0)).map(|r| &r.name) {
+        let same: Vec<usize> = (0..rows.len())
+            .filter(|&i| rows[i].binary.is_some() && &rows[i].name == name)
+            .collect();
+        let first = same[0];
+        let mut line = format!("{name:<34}");
+        for &i in &same {
+            line.push_str(&format!(" {:>+7.3}", medians[i] - bash));
+        }
+        for &i in &same[1..] {
+            let paired: Vec<f64> = rows[i]
+                .samples
+                .iter()
+                .zip(&rows[first].samples)
+                .filter_map(|(a, b)| Some((*a)? - (*b)?))
+                .collect();
+            line.push_str(&format!(
+                "   {:>+7.3}  {:>+7.3}  {:>6.3}x",
+                medians[i] - medians[first],
+                median(paired),
+                medians[i] / medians[first]
+            ));
+        }
+        println!("{line}");
+    }
 }

@@ -114,37 +114,6 @@ check "install.sh --help shows every mode" bash -c \
 	'out=$("$0" --help 2>&1); for m in "--binary PATH" --uninstall --self-test; do grep -qF -- "$m" <<<"$out" || exit 1; done' \
 	"$REPO/install.sh"
 
-# --- the boot unit: what a reboot leaves, and what the unit makes of it ----------------------
-UNIT=/etc/systemd/system/guarded-sh-page-cache.service
-# The share of the binary's pages the page cache holds in large folios, in percent.
-large_share() { "$REPO/tests/e2e/folios.py" "$BIN" | awk '{print int(100 * $4 / $2)}'; }
-if [[ -d /etc/systemd/system ]] && command -v systemctl >/dev/null; then
-	check "boot unit: installed" test -f "$UNIT"
-	check "boot unit: systemd-analyze verify accepts it" systemd-analyze verify "$UNIT"
-	check "boot unit: enabled" test -L "/etc/systemd/system/multi-user.target.wants/${UNIT##*/}"
-	installed_share=$(large_share)
-	if ((installed_share < 90)); then
-		echo "# boot unit: folio checks skipped: this kernel caches a written file in 4 KiB folios ($installed_share% large), so there is nothing to restore"
-	else
-		# A reboot: nothing cached; the first login reads the binary back by running it.
-		sync "$BIN"
-		dd if="$BIN" iflag=nocache count=0 status=none
-		"$BIN" -c true </dev/null
-		read_back_share=$(large_share)
-		check "boot unit: a binary read back by running it is in 4 KiB folios ($read_back_share% large)" \
-			test "$read_back_share" -lt 10
-		# The unit's commands, as systemd runs them (StandardOutput=null).
-		while read -ra words; do
-			"${words[@]}" >/dev/null
-		done < <(sed -n 's/^ExecStart=//p' "$UNIT")
-		unit_share=$(large_share)
-		check "boot unit: after its commands the binary is in large folios again ($unit_share% large)" \
-			test "$unit_share" -ge 90
-	fi
-else
-	echo "# boot unit: skipped (no systemd installed here)"
-fi
-
 # --- sshd and client --------------------------------------------------------------------
 install -d -m 0755 /run/sshd
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
@@ -443,9 +412,6 @@ check "nothing of the test user still runs" bash -c "for _ in \$(seq 30); do pgr
 if "$REPO/install.sh" --uninstall >"$T/uninstall.log" 2>&1; then
 	check "uninstall: the test user has a shell back" test "$(getent passwd "$TUSER" | cut -d: -f7)" != "$BIN"
 	check "uninstall: the binary is gone" test ! -e "$BIN"
-	check "uninstall: the boot unit is gone" test ! -e "$UNIT"
-	check "uninstall: the boot unit is no longer enabled" \
-		test ! -L "/etc/systemd/system/multi-user.target.wants/${UNIT##*/}"
 else
 	fail "install.sh --uninstall" "see $T/uninstall.log"
 fi
