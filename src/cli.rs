@@ -238,10 +238,10 @@ pub fn show(invocation: &Invocation) -> i32 {
         Invocation::Help => format!("{}\n", command().render_help().to_string().trim_end()),
         Invocation::Version => command().render_version(),
         Invocation::Completions(shell) => completions(*shell),
-        _ => return crate::review::EXIT_USAGE,
+        _ => return crate::verdict::EXIT_USAGE,
     };
     crate::review::emit(&text);
-    crate::review::EXIT_ALLOW
+    crate::verdict::EXIT_REVIEW_ALLOW
 }
 
 /// The completion script for `shell`, covering the review and admin options.

@@ -11,9 +11,6 @@ use std::io::Read;
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
-/// The path that names the process's own stdin to the analysis (`crate::ir::PROCESS_STDIN`).
-pub use crate::ir::PROCESS_STDIN;
-
 /// How long the whole program may take to arrive (its end of file included).
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
 

@@ -14,8 +14,6 @@ use crate::exec::ShellExec;
 use crate::gate;
 use crate::verdict::{Surface, Verdict, EXIT_DENIED};
 
-pub use protocol::{format_reply, parse_request, Reply, Request};
-
 /// A login or interactive session on a terminal: bash with the root-owned hook rc file, or a
 /// refusal when the hook or the shell is missing or untrusted.
 pub fn session(ctx: &Context, config: &Config) -> (Verdict, Option<ShellExec>) {

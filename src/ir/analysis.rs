@@ -24,8 +24,6 @@ pub struct Pipeline {
 #[derive(Clone, Debug, Default)]
 pub struct ProcessSubstitution {
     pub commands: Vec<usize>,
-    /// `>(…)`: it reads what is written to it.
-    pub output: bool,
 }
 
 /// The result of analysing one piece of shell text.
@@ -63,15 +61,5 @@ impl Analysis {
                 .unwrap_or_default(),
             _ => Vec::new(),
         }
-    }
-
-    /// The commands of process substitution `id`.
-    pub fn process(&self, id: usize) -> impl Iterator<Item = &Command> {
-        self.process_substitutions
-            .get(id)
-            .map(|p| p.commands.as_slice())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|&i| self.commands.get(i))
     }
 }

@@ -27,8 +27,6 @@ pub enum Stdin {
 /// Where a command sits relative to substitutions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Substitution {
-    /// Not inside any substitution.
-    None,
     /// Inside `$(…)` or backticks; `executed` when the output becomes a command word, an `eval`
     /// argument or a shell's `-c` string.
     Command { id: usize, executed: bool },
@@ -195,13 +193,5 @@ impl Command {
             s.push_str(&a.shown);
         }
         s
-    }
-
-    /// True when the command writes into a pipe whose later stage is `other`.
-    pub fn in_substitution(&self) -> bool {
-        matches!(
-            self.context.substitution,
-            Some(Substitution::Command { .. }) | Some(Substitution::Process { .. })
-        )
     }
 }

@@ -26,19 +26,6 @@ pub enum Language {
 }
 
 impl Language {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Python => "python",
-            Self::Perl => "perl",
-            Self::Ruby => "ruby",
-            Self::Node => "node",
-            Self::Php => "php",
-            Self::Lua => "lua",
-            Self::Awk => "awk",
-            Self::Sed => "sed",
-        }
-    }
-
     /// General-purpose languages whose inline code can do anything (not awk or sed).
     pub fn is_general(self) -> bool {
         !matches!(self, Self::Awk | Self::Sed)

@@ -71,9 +71,4 @@ impl Word {
         self.value()
             .is_some_and(|v| v == "-" || (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())))
     }
-
-    /// The value if static, else the static prefix (for path rules that reason about prefixes).
-    pub fn best_effort(&self) -> &str {
-        self.value().unwrap_or(&self.static_prefix)
-    }
 }

@@ -1,6 +1,7 @@
 //! The policy input, schema version 1: the reference engine's `command_exec` shape (`action`,
 //! `actor`, `command {raw, max_severity, interpreter, riskSignals, detected}`, `target`,
-//! `execution`) extended with `command.classes`, `command.critical` and `session`. Keys are
+//! `execution`) extended with `command.classes`, `command.hidden_execution`, `command.critical`,
+//! `command.ansible` and `session`. Keys are
 //! never renamed; new ones are only added.
 
 use crate::parse::Analysis;
@@ -106,6 +107,7 @@ pub fn build(p: &InputParts) -> Value {
             "riskSignals": p.signals,
             "detected": Detected::of(p.analysis),
             "classes": classes::classes(p.analysis),
+            "hidden_execution": classes::hidden_execution(p.analysis),
             "ansible": crate::payload::policy_view(p.analysis),
         },
         "target": {

@@ -15,10 +15,7 @@ use crate::verdict::{exit_status, Effect, Stage, Surface};
 use serde_json::json;
 use std::fmt::Write as _;
 
-pub use crate::verdict::{
-    EXIT_REVIEW_ALLOW as EXIT_ALLOW, EXIT_REVIEW_DENY as EXIT_DENY, EXIT_REVIEW_HELD as EXIT_HELD,
-    EXIT_USAGE,
-};
+use crate::verdict::{EXIT_REVIEW_ALLOW, EXIT_REVIEW_DENY, EXIT_USAGE};
 
 pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     match &review.action {
@@ -34,7 +31,7 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
                     s.reason
                 );
             }
-            EXIT_ALLOW
+            EXIT_REVIEW_ALLOW
         }
         ReviewAction::Explain(id) => explain(id),
         ReviewAction::PolicyTest(dir) => match tests_runner::run_tests(dir) {
@@ -44,14 +41,14 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
                 }
                 println!("{} passed, {} failed", report.passed, report.failed);
                 if report.failed == 0 {
-                    EXIT_ALLOW
+                    EXIT_REVIEW_ALLOW
                 } else {
-                    EXIT_DENY
+                    EXIT_REVIEW_DENY
                 }
             }
             Err(e) => {
                 eprintln!("guarded-sh: policy test [{}]: {e}", e.reason_id());
-                EXIT_DENY
+                EXIT_REVIEW_DENY
             }
         },
     }
@@ -73,7 +70,7 @@ fn explain(id: &str) -> i32 {
         );
         println!("  {}", s.explain);
     }
-    EXIT_ALLOW
+    EXIT_REVIEW_ALLOW
 }
 
 fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {

@@ -8,14 +8,12 @@ pub mod script;
 pub mod shellcheck;
 pub mod split;
 
-pub use check::{text_report, Extras, EXIT_ALLOW, EXIT_DENY, EXIT_HELD, EXIT_USAGE};
-
 use crate::config::Config;
 use crate::context::Context;
 use crate::gate::{self, Assessment, Overrides, Request};
 use crate::invocation::{Review, ReviewAction};
 use crate::target::TargetOverrides;
-use crate::verdict::Surface;
+use crate::verdict::{Surface, EXIT_USAGE};
 
 /// Runs a review; `--check` and `--check-file` first take the user's review defaults
 /// (`defaults`) for what the command line left out.

@@ -1,8 +1,6 @@
 //! Path reasoning shared by the rule families: lexical normalisation (`//`, `/./`, `..`,
 //! trailing `/`), the system-path set, block devices and home directories.
 
-use crate::ir::Word;
-
 /// Lexically normalises an absolute path: collapses `//` and `/./`, applies `..`, drops a
 /// trailing `/`. Relative paths are returned with the same treatment and no leading `/`.
 pub fn normalize(path: &str) -> String {
@@ -99,15 +97,6 @@ pub fn is_home(path: &str) -> bool {
     match rest.split_once('/') {
         None => !rest.contains(['*', '?']) || rest.is_empty(),
         Some((_, tail)) => matches!(tail, "*" | ".*" | ""),
-    }
-}
-
-/// A word that names a system path: its static value, or a dynamic word whose static prefix
-/// already is one of them followed by a run-time part (`/etc/$x` is not; `/$x` is the root).
-pub fn word_is_system_path(word: &Word) -> bool {
-    match word.value() {
-        Some(v) => is_system_path(v),
-        None => false,
     }
 }
 

@@ -13,8 +13,6 @@ pub enum Severity {
 }
 
 impl Severity {
-    pub const ALL: [Severity; 4] = [Self::Low, Self::Medium, Self::High, Self::Critical];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Low => "low",
@@ -22,10 +20,6 @@ impl Severity {
             Self::High => "high",
             Self::Critical => "critical",
         }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == text)
     }
 }
 

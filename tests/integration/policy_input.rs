@@ -58,3 +58,40 @@ fn input_shape_is_pinned() {
         "policy input changed; if intended, regenerate the snapshot (see the module docs)"
     );
 }
+
+/// `command.hidden_execution` reaches a policy: one that refuses hidden execution denies a
+/// substitution or a background job, and allows the same command written out.
+#[test]
+fn a_policy_can_refuse_hidden_execution() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hidden.rego"),
+        "package honey\nimport rego.v1\ndefault allow := false\nallow if not input.command.hidden_execution\n",
+    )
+    .unwrap();
+    let mut config = Config::default();
+    config.policy.dir = Some(dir.path().to_path_buf());
+    config.policy.cache_dir = None;
+    let ctx = Context {
+        uid: 0,
+        ..context()
+    };
+    let overrides = Overrides::enforcing();
+    for (text, allowed) in [
+        ("echo hi", true),
+        ("echo $(id)", false),
+        ("sleep 1 &", false),
+        ("cat <(id)", false),
+        ("echo '$(id)'", true),
+    ] {
+        let request = Request {
+            text,
+            surface: Surface::Command,
+            escape: false,
+            overrides: &overrides,
+            stdin: None,
+        };
+        let verdict = decide(&ctx, &config, &request).verdict;
+        assert_eq!(verdict.allowed(), allowed, "{text}: {verdict:?}");
+    }
+}

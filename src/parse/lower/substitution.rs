@@ -58,7 +58,6 @@ impl Lowerer<'_> {
         let id = self.out.process_substitutions.len();
         self.out.process_substitutions.push(ProcessSubstitution {
             commands: Vec::new(),
-            output: super::text(src, node).starts_with('>'),
         });
         let mut c = ctx.clone();
         c.ir.substitution = Some(Substitution::Process { id });
