@@ -4,45 +4,31 @@
 //! which the review surface reads and the shell surface never does.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_guarded-sh");
+use crate::setup::BIN;
 
-/// A temporary configuration (no syslog, no policy) and a temporary home, so that neither the
-/// host's configuration nor the user's own review defaults take part.
+/// The shared setup (no syslog, no policy, a temporary home) with this module's helpers.
 struct Setup {
-    tmp: tempfile::TempDir,
+    s: crate::setup::Setup,
 }
 
 impl Setup {
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let config = format!(
-            "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nenabled = false\nallow_env_dir = false\n",
-            tmp.path().join("audit.jsonl").display()
-        );
-        std::fs::write(tmp.path().join("config.toml"), config).unwrap();
-        std::fs::create_dir_all(tmp.path().join("home")).unwrap();
-        Setup { tmp }
+        Setup {
+            s: crate::setup::Setup::with("[policy]\nenabled = false\nallow_env_dir = false\n"),
+        }
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        self.tmp.path().join(name)
+        self.s.path(name)
     }
 
     fn command(&self, program: &Path, args: &[&str]) -> Command {
-        let mut c = Command::new(program);
-        c.args(args)
-            .env("GUARDED_SH_CONFIG", self.path("config.toml"))
-            .env("HOME", self.path("home"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("HONEY_RISK_DISABLE")
-            .env_remove("HONEY_POLICY_DIR")
-            .env_remove("HONEY_RISK_LLM")
-            .stdin(Stdio::null());
+        let mut c = self.s.command_for(program, args);
+        c.stdin(Stdio::null());
         c
     }
 
@@ -51,16 +37,8 @@ impl Setup {
     }
 
     fn run_with_stdin(&self, args: &[&str], input: &[u8]) -> Output {
-        let mut child = self
-            .command(Path::new(BIN), args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         // Options that do not read stdin may exit before it is written: a closed pipe is fine.
-        let _ = child.stdin.take().unwrap().write_all(input);
-        child.wait_with_output().unwrap()
+        crate::setup::output_with_stdin(self.command(Path::new(BIN), args), input)
     }
 
     /// A policy directory whose every decision is `deny` with `reason`.

@@ -92,10 +92,17 @@ impl Setup {
         c
     }
 
+    /// This configuration, no escape or policy variables, no advisory model, and a home of the
+    /// test's own (so no developer's `~/.config/guarded-sh/review.toml` takes part).
     pub fn configure(&self, c: &mut Command) {
+        let home = self.path("home");
+        let _ = std::fs::create_dir_all(&home);
         c.env("GUARDED_SH_CONFIG", self.path("config.toml"))
+            .env("HOME", home)
+            .env_remove("XDG_CONFIG_HOME")
             .env_remove("HONEY_RISK_DISABLE")
-            .env_remove("HONEY_POLICY_DIR");
+            .env_remove("HONEY_POLICY_DIR")
+            .env_remove("HONEY_RISK_LLM");
     }
 
     /// Runs the binary with `args` and stdin from `/dev/null`.
