@@ -21,8 +21,12 @@ use tracing::debug;
 pub fn run(args: &[OsString]) -> i32 {
     let started = Instant::now();
     let ctx = Context::capture();
-    diagnostics::init(&ctx, false);
-    let invocation = match invocation::parse(args) {
+    let parsed = invocation::parse(args);
+    diagnostics::init(
+        &ctx,
+        matches!(&parsed, Ok(Invocation::Review(r)) if r.debug),
+    );
+    let invocation = match parsed {
         Ok(invocation) => invocation,
         Err(e) => {
             say(&format!("guarded-sh: {e} (nothing was run)"));

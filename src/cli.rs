@@ -66,7 +66,8 @@ struct Cli {
 }
 
 /// The context options, which the admin actions refuse.
-const CONTEXT: [&str; 6] = [
+const CONTEXT: [&str; 7] = [
+    "debug",
     "json",
     "shellcheck",
     "target",
@@ -140,6 +141,9 @@ struct Context {
     /// Decide with this policy directory (one's own: no trust check)
     #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
     policy_dir: Option<PathBuf>,
+    /// Trace each stage's decision on stderr (as GUARDED_SH_LOG=debug)
+    #[arg(long)]
+    debug: bool,
 }
 
 fn host_var(kv: &str) -> Result<(String, String), String> {
@@ -213,6 +217,7 @@ fn invocation(cli: Cli) -> Invocation {
         host_vars: c.host_vars,
         policy_dir: c.policy_dir,
         shellcheck: c.shellcheck,
+        debug: c.debug,
     })
 }
 

@@ -8,7 +8,7 @@ use crate::context::Context;
 pub const LOG_VAR: &str = "GUARDED_SH_LOG";
 
 /// Installs the stderr subscriber when `GUARDED_SH_LOG` asks for one (or `forced`, for a
-/// `--debug` flag); an unusable directive is reported and ignored.
+/// `--debug` flag); an unusable directive is reported and ignored. A second call is a no-op.
 pub fn init(ctx: &Context, forced: bool) {
     let directive = match ctx.var(LOG_VAR).filter(|v| !v.is_empty()) {
         Some(v) => v.to_string_lossy().into_owned(),

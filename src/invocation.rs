@@ -68,6 +68,8 @@ pub struct Review {
     pub host_vars: Vec<(String, String)>,
     pub policy_dir: Option<PathBuf>,
     pub shellcheck: bool,
+    /// `--debug`: trace each stage's decision on stderr (as `GUARDED_SH_LOG=debug`).
+    pub debug: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -153,6 +155,7 @@ pub const OWN_OPTIONS: &[&str] = &[
     "--host-var",
     "--policy-dir",
     "--shellcheck",
+    "--debug",
     "--gs-version",
     "--gs-help",
     "--serve",
@@ -540,6 +543,7 @@ mod tests {
                 host_vars: vec![("a".into(), "1".into()), ("b".into(), String::new())],
                 policy_dir: Some("/p".into()),
                 shellcheck: true,
+                debug: false,
             }))
         );
     }

@@ -407,3 +407,37 @@ fn bad_review_defaults_are_exit_2_naming_the_file_and_ignored_by_the_shell() {
         assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     }
 }
+
+/// Diagnostics: `GUARDED_SH_LOG=debug` (any surface) or `--debug` (review) traces each stage's
+/// decision on stderr, never on stdout, and never changes a decision; without either, nothing.
+#[test]
+fn diagnostics_trace_each_stage_on_stderr_only() {
+    let s = Setup::new();
+    let stages = [
+        "stage=\"invocation\"",
+        "stage=\"analysis\"",
+        "stage=\"decide\"",
+    ];
+    let mut traced = s.command(Path::new(BIN), &["-c", "echo out"]);
+    let out = traced.env("GUARDED_SH_LOG", "debug").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "out\n");
+    for stage in stages.iter().chain(&["stage=\"exec\""]) {
+        assert!(stderr.contains(stage), "{stage}: {stderr}");
+    }
+    let out = s.run(&["--check", "rm -rf /", "--debug"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("DELETE_ROOT_PATH") && stages.iter().all(|st| stderr.contains(st)));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("stage="));
+    let quiet = s.run(&["-c", "echo out"]);
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    let mut bad = s.command(Path::new(BIN), &["-c", "rm -rf /"]);
+    let out = bad.env("GUARDED_SH_LOG", "[nonsense").output().unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GUARDED_SH_LOG=\"[nonsense\" ignored"));
+}
