@@ -10,8 +10,10 @@ use crate::gate::{self, Assessment, Overrides, Request};
 use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
 use crate::stdin_program::StdinProgram;
-use crate::verdict::{exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED};
-use crate::{approval, cli, diagnostics, interactive, payload, review, trust};
+use crate::verdict::{
+    exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED, EXIT_REVIEW_ALLOW, EXIT_USAGE,
+};
+use crate::{approval, diagnostics, interactive, payload, review, trust};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -41,7 +43,7 @@ pub fn run(args: &[OsString]) -> i32 {
         invocation,
         Invocation::Help | Invocation::Version | Invocation::Completions(_)
     ) {
-        return cli::show(&invocation);
+        return document(&invocation);
     }
     let config = match load_config(&ctx) {
         Ok(config) => config,
@@ -68,7 +70,7 @@ pub fn run(args: &[OsString]) -> i32 {
         Invocation::Approve(id) => return approval::approve(&ctx, &config, &id),
         Invocation::Approvals => return approval::list(&ctx, &config),
         Invocation::Help | Invocation::Version | Invocation::Completions(_) => {
-            return cli::show(&invocation)
+            return document(&invocation)
         }
     };
     let ctx = Context {
@@ -230,6 +232,17 @@ fn load_config(ctx: &Context) -> Result<Config, Verdict> {
             .map_err(|e| refused(e.reason_id(), e.to_string()))?;
     }
     config::load(&path).map_err(|e| refused(e.reason_id(), e.to_string()))
+}
+
+/// guarded-sh's own help, version or completions, on stdout.
+fn document(invocation: &Invocation) -> i32 {
+    match invocation::document(invocation) {
+        Some(text) => {
+            review::emit(&text);
+            EXIT_REVIEW_ALLOW
+        }
+        None => EXIT_USAGE,
+    }
 }
 
 /// One line on stderr, never panicking (stderr may be closed or full); false when it failed.

@@ -3,8 +3,8 @@
 //!
 //! The pure core is `parse` (text to IR), `signals` (IR to signals) and `decision` (signals and
 //! policy result to a verdict); the edges are `context`, `config`, `policy` loading, `audit`,
-//! `trust` and `exec`. `app` sequences them; `invocation` is the argv grammar (`cli` the clap
-//! half, guarded-sh's own options); `review` the analyse-only surface.
+//! `trust` and `exec`. `app` sequences them; `invocation` is the argv grammar (its `own` half,
+//! clap, guarded-sh's own options); `review` the analyse-only surface.
 
 #![cfg_attr(
     not(test),
@@ -16,7 +16,6 @@ pub mod analysis;
 pub mod app;
 pub mod approval;
 pub(crate) mod audit;
-pub(crate) mod cli;
 pub mod config;
 pub mod context;
 pub mod decision;

@@ -85,6 +85,8 @@ git ls-files -z | while IFS= read -r -d '' f; do
   [[ $f == tests/review/* || -L $f ]] && continue
   if head -n 1 "$f" | grep -qE '^#!.*[/ ](ba|da)?sh( |$)'; then printf '%s\0' "$f"; fi
 done | xargs -0 shellcheck
+echo "== module graph of src/ (no import cycle between top-level modules)"
+tests/module_cycles.sh src >/dev/null
 echo "== cargo test"
 cargo test --all-targets
 echo "== policy unit tests (policies/, policies/examples/)"

@@ -9,7 +9,7 @@ mod args;
 mod lexer;
 mod others;
 mod pybind;
-pub(crate) mod pystr;
+mod pystr;
 mod python;
 mod pyvalue;
 mod sed;

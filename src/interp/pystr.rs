@@ -11,17 +11,8 @@ pub fn join(a: &str, b: &str) -> String {
     }
 }
 
-/// `shlex.quote`.
-pub fn quote(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
-    if safe {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\"'\"'"))
-    }
-}
+/// `shlex.quote`: POSIX shell quoting (`crate::ir::shell_quote`).
+pub use crate::ir::shell_quote as quote;
 
 /// Dotted names as written may hold spaces (`os . path`); the name has none.
 pub fn compact(name: &str) -> String {

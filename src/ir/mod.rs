@@ -16,5 +16,5 @@ pub use program::{
     Code, Finding, Language, Origin, Payload, ProgramAnalysis, Report, Run, ScriptFiles,
     PROCESS_STDIN,
 };
-pub use static_text::{decode_ansi_c, echoed, piped_text};
+pub use static_text::{decode_ansi_c, echoed, piped_text, shell_quote};
 pub use word::Word;

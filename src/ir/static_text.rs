@@ -172,6 +172,19 @@ pub fn decode_ansi_c(body: &str) -> String {
     out
 }
 
+/// A word quoted for a POSIX shell, as python's `shlex.quote` does: as it is when it holds only
+/// safe characters, else in single quotes (a `'` inside written `'"'"'`).
+pub fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\"'\"'"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

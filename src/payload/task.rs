@@ -90,7 +90,7 @@ fn list(args: &Map<String, Value>, key: &str) -> Vec<String> {
 
 /// Shell quoting (`shlex.quote`).
 fn q(s: &str) -> String {
-    crate::interp::pystr::quote(s)
+    crate::ir::shell_quote(s)
 }
 
 /// `command`/`shell`/`raw`: `_raw_params` or `cmd` as written, or `argv` quoted; `chdir` as a

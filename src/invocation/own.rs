@@ -1,9 +1,9 @@
 //! guarded-sh's own command line, the review and admin surface, as a clap definition: parsing it
-//! into an [`Invocation`], and printing the help, version and shell completions it defines.
+//! into an [`Invocation`], and the help, version and shell completions it defines as text.
 //! Only `invocation::parse` calls in here, and only for guarded-sh's own long options: the shell
 //! surface (`-c`, scripts, stdin, shims) never builds this definition.
 
-use crate::invocation::{CompletionShell, Invocation, Review, ReviewAction, UsageError};
+use super::{CompletionShell, Invocation, Review, ReviewAction, UsageError};
 use clap::error::ErrorKind;
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
@@ -236,17 +236,14 @@ fn usage_error(e: &clap::Error) -> UsageError {
     UsageError::Review(line.strip_prefix("error: ").unwrap_or(&line).to_string())
 }
 
-/// Prints what `Help`, `Version` and `Completions` ask for on stdout; exit status 0. Anything
-/// else is not a document and prints nothing (status 2).
-pub fn show(invocation: &Invocation) -> i32 {
-    let text = match invocation {
+/// The text `Help`, `Version` and `Completions` ask for; `None` for any other invocation.
+pub fn document(invocation: &Invocation) -> Option<String> {
+    Some(match invocation {
         Invocation::Help => format!("{}\n", command().render_help().to_string().trim_end()),
         Invocation::Version => command().render_version(),
         Invocation::Completions(shell) => completions(*shell),
-        _ => return crate::verdict::EXIT_USAGE,
-    };
-    crate::review::emit(&text);
-    crate::verdict::EXIT_REVIEW_ALLOW
+        _ => return None,
+    })
 }
 
 /// The completion script for `shell`, covering the review and admin options.

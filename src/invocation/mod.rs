@@ -1,8 +1,11 @@
 //! The argv grammar, pure: sh/bash's own options (`-c STR [NAME ARG…]`, clusters such as `-ec`,
 //! `-o pipefail`, long options) for the shell surface, hand-written to mimic bash; and the
-//! dispatch rule that hands guarded-sh's own long options to `cli` (clap). Anything it does not
+//! dispatch rule that hands guarded-sh's own long options to `own` (clap). Anything it does not
 //! understand is an error, never an ungated exec.
 
+mod own;
+
+pub use own::document;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -183,7 +186,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, UsageError> {
         .and_then(|a| a.to_str())
         .is_some_and(|first| is_own(&argv0, first))
     {
-        return crate::cli::parse(args);
+        return own::parse(args);
     }
     shell(&argv0, rest).map(Invocation::Shell)
 }
@@ -556,7 +559,7 @@ mod tests {
             .map(|o| o.to_string())
             .collect();
         own.sort();
-        assert_eq!(own, crate::cli::long_options());
+        assert_eq!(own, own::long_options());
         // None of them is an option of bash's.
         assert!(own
             .iter()
