@@ -12,7 +12,7 @@ pub fn analyse(text: &str, limits: &Limits) -> Analysis {
 }
 
 /// `analyse` with every text, plain command lines included, parsed by tree-sitter: the reference
-/// the plain-line path is compared with (`tests/parse_plain.rs`).
+/// the plain-line path is compared with (`tests/integration/parse_plain.rs`).
 pub fn analyse_grammar_only(text: &str, limits: &Limits) -> Analysis {
     parse::analyse_grammar_only(text, limits, &Analyser, &mut |_: &str| None)
 }

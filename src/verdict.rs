@@ -197,6 +197,8 @@ pub fn exit_status(surface: Surface, verdict: &Verdict) -> Option<i32> {
         (Surface::Review, _, Effect::Allow) => Some(EXIT_REVIEW_ALLOW),
         (Surface::Review, _, Effect::Held) => Some(EXIT_REVIEW_HELD),
         (Surface::Review, _, Effect::Deny) => Some(EXIT_REVIEW_DENY),
+        (Surface::Approve, _, Effect::Allow) => Some(0),
+        (Surface::Approve, _, Effect::Held | Effect::Deny) => Some(1),
         (Surface::Hook, _, Effect::Allow) => Some(0),
         (_, _, Effect::Allow) => None,
         (_, _, Effect::Held | Effect::Deny) => Some(EXIT_DENIED),
@@ -246,6 +248,11 @@ mod tests {
         assert_eq!(exit_status(Surface::Command, &usage), Some(2));
         assert_eq!(exit_status(Surface::Hook, &deny), Some(126));
         assert_eq!(exit_status(Surface::Hook, &Verdict::allow()), Some(0));
+        // `--approve`: approved 0, refused 1, not configured or unusable 2.
+        let refused = Verdict::deny(Stage::Approval, "approval.self", "x");
+        assert_eq!(exit_status(Surface::Approve, &approved), Some(0));
+        assert_eq!(exit_status(Surface::Approve, &refused), Some(1));
+        assert_eq!(exit_status(Surface::Approve, &config), Some(2));
     }
 
     #[test]

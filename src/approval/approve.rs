@@ -9,11 +9,14 @@ use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
 use crate::trust;
-use crate::verdict::{Effect, Stage, Surface, Verdict};
+use crate::verdict::{exit_status, Effect, Stage, Surface, Verdict, EXIT_USAGE};
 
-pub const EXIT_APPROVED: i32 = 0;
-pub const EXIT_REFUSED: i32 = 1;
-pub const EXIT_UNUSABLE: i32 = 2;
+/// The verdict an approver's command ends in, for the one exit-status table: approved or
+/// listed, refused (`Stage::Approval`), or not configured or unusable (`Stage::Config`).
+fn status(effect: Effect, stage: Stage) -> i32 {
+    let verdict = Verdict::new(effect, stage, "approval", String::new());
+    exit_status(Surface::Approve, &verdict).unwrap_or(EXIT_USAGE)
+}
 
 /// The approvers group: its gid and listed members.
 pub struct Approvers {
@@ -54,15 +57,15 @@ pub fn approve(ctx: &Context, config: &Config, id: &str) -> i32 {
                 "approved request {} of {} on {}; valid for {} s",
                 grant.request_id, grant.requester, grant.host, config.approval.ttl_seconds
             );
-            EXIT_APPROVED
+            status(Effect::Allow, Stage::Approval)
         }
         Err(e) => {
             eprintln!("guarded-sh: approval refused: {e} [{}]", e.reason_id());
             match e {
                 ApprovalError::NotConfigured
                 | ApprovalError::NoSuchGroup(_)
-                | ApprovalError::Io { .. } => EXIT_UNUSABLE,
-                _ => EXIT_REFUSED,
+                | ApprovalError::Io { .. } => status(Effect::Deny, Stage::Config),
+                _ => status(Effect::Deny, Stage::Approval),
             }
         }
     }
@@ -211,11 +214,11 @@ pub fn list(ctx: &Context, config: &Config) -> i32 {
                     visible(first)
                 );
             }
-            EXIT_APPROVED
+            status(Effect::Allow, Stage::Approval)
         }
         Err(e) => {
             eprintln!("guarded-sh: {e} [{}]", e.reason_id());
-            EXIT_UNUSABLE
+            status(Effect::Deny, Stage::Config)
         }
     }
 }

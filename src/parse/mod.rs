@@ -42,7 +42,7 @@ pub fn analyse(
 }
 
 /// `analyse` with every text, plain command lines included, parsed by tree-sitter: the reference
-/// the plain-line path is compared with (`tests/parse_plain.rs`).
+/// the plain-line path is compared with (`tests/integration/parse_plain.rs`).
 pub fn analyse_grammar_only(
     text: &str,
     limits: &Limits,

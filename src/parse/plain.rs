@@ -7,7 +7,7 @@
 //! its parse-error report and recovery must stay what they are); the first word is not one of
 //! bash's reserved words or declaration builtins. Nothing else in bash gives such a line a meaning
 //! beyond its words: no quoting, expansion, assignment, redirection, operator, comment, glob or
-//! brace, and no newline. Anything else goes to tree-sitter. `tests/parse_plain.rs` checks both
+//! brace, and no newline. Anything else goes to tree-sitter. `tests/integration/parse_plain.rs` checks both
 //! halves: the table of lines that must and must not take this path, and, over generated lines,
 //! that the IR is the one the grammar path produces.
 

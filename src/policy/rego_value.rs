@@ -1,7 +1,7 @@
 //! The policy input as a regorus `Value`, built straight from the `serde_json::Value` the input
 //! module writes. regorus's own `From<serde_json::Value>` takes the document by value (a clone
 //! here) and goes through serde's deserializer for every node; this walks the tree once, by
-//! reference, and gives the same value (`tests/policy_rego_value.rs` compares the two over a
+//! reference, and gives the same value (`tests/integration/policy_rego_value.rs` compares the two over a
 //! table of documents).
 
 use regorus::Value;
