@@ -168,7 +168,56 @@ fn write(args: &Map<String, Value>, dest_key: &str, body_key: &str, append: bool
         (None, None) => format!("touch -- {}", q(&dest)),
     }];
     lines.extend(attributes(args, &format!("-- {}", q(&dest))));
+    if let Some(body) = text(args, body_key) {
+        lines.extend(code_written(&dest, &body));
+    }
     lines
+}
+
+/// The code a write puts where something runs it later: a shell rc or profile file runs as
+/// written; a crontab line runs its command (after the five schedule fields, and the user field
+/// in the system crontabs).
+fn code_written(dest: &str, body: &str) -> Vec<String> {
+    let name = dest.rsplit('/').next().unwrap_or(dest);
+    let rc = matches!(
+        name,
+        ".bashrc"
+            | ".bash_profile"
+            | ".bash_login"
+            | ".profile"
+            | ".zshrc"
+            | ".zprofile"
+            | "bash.bashrc"
+            | "profile"
+            | "rc.local"
+            | "environment"
+    ) || dest.starts_with("/etc/profile.d/");
+    let system_cron = dest == "/etc/crontab" || dest.starts_with("/etc/cron.d/");
+    let cron = system_cron || dest.starts_with("/var/spool/cron/");
+    let lines = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    if rc {
+        return lines.map(str::to_string).collect();
+    }
+    if !cron {
+        return Vec::new();
+    }
+    let fields = if system_cron { 6 } else { 5 };
+    lines
+        // `NAME=value` lines set the job's environment; `@reboot cmd` has one schedule word.
+        .filter(|l| !l.split_whitespace().next().is_some_and(|w| w.contains('=')))
+        .filter_map(|l| {
+            let skip = if l.starts_with('@') {
+                fields - 4
+            } else {
+                fields
+            };
+            let words: Vec<&str> = l.splitn(skip + 1, char::is_whitespace).collect();
+            words.get(skip).map(|c| c.trim().to_string())
+        })
+        .collect()
 }
 
 fn account(args: &Map<String, Value>, kind: &str) -> Vec<String> {
@@ -333,6 +382,38 @@ mod tests {
         Task {
             fqn: fqn.into(),
             args: args.as_object().cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Content written where something runs it later is analysed as the code it becomes.
+    #[test]
+    fn written_code() {
+        let cases: [(&str, &str, &[&str]); 6] = [
+            (
+                "/home/u/.bashrc",
+                "export X=1\ncurl -s http://127.0.0.1:9/x | sh",
+                &["export X=1", "curl -s http://127.0.0.1:9/x | sh"],
+            ),
+            (
+                "/etc/cron.d/job",
+                "SHELL=/bin/sh\n# c\n*/5 * * * * root /usr/local/bin/backup --all",
+                &["/usr/local/bin/backup --all"],
+            ),
+            (
+                "/var/spool/cron/crontabs/u",
+                "0 3 * * * rm -rf /",
+                &["rm -rf /"],
+            ),
+            ("/etc/crontab", "@reboot root /opt/start", &["/opt/start"]),
+            (
+                "/etc/profile.d/x.sh",
+                "alias ll='ls -l'",
+                &["alias ll='ls -l'"],
+            ),
+            ("/home/u/notes.txt", "rm -rf /", &[]),
+        ];
+        for (dest, body, want) in cases {
+            assert_eq!(code_written(dest, body), want, "{dest}");
         }
     }
 
