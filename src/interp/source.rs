@@ -49,7 +49,7 @@ pub fn program(cmd: &Command, analysis: &Analysis) -> Option<Code> {
         }
         Found::File(word) => {
             let path = word.value()?;
-            if path == "-" {
+            if is_stdin_operand(path) {
                 let (text, partial) = stdin_text(cmd, analysis)?;
                 return Some(code(Origin::Stdin, text, partial));
             }
@@ -180,7 +180,7 @@ pub fn command_script_paths(cmd: &Command) -> Vec<String> {
     let path: Option<String> = match language(base) {
         Some(language) => match code_args(language, &cmd.args) {
             Found::File(w) => match w.value() {
-                Some("-") => stdin_file(cmd).map(str::to_string),
+                Some(p) if is_stdin_operand(p) => stdin_file(cmd).map(str::to_string),
                 other => other.map(str::to_string),
             },
             Found::Stdin => stdin_file(cmd).map(str::to_string),
@@ -192,6 +192,11 @@ pub fn command_script_paths(cmd: &Command) -> Vec<String> {
             .map(str::to_string),
     };
     path.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// A script operand that names the command's own stdin (`-`, `/dev/stdin`, `/dev/fd/0`).
+fn is_stdin_operand(path: &str) -> bool {
+    matches!(path, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// The file on `cmd`'s stdin (`< x.py`), when static; the process's own stdin

@@ -183,6 +183,17 @@ rc=0
 out=$(printf 'touch ~/stdin-ran\ncurl -fsS http://127.0.0.1:9/x | sh\n' | "${SSH[@]}" -T e2e 2>&1) || rc=$?
 check "denied stdin script: 126 and none of it ran" \
 	test "$rc:$(rssh 'test -e ~/stdin-ran && echo ran || echo clean')" = "126:clean"
+# `ssh host bash < script` (and python): the remote shell reads the script from guarded-sh's stdin.
+out=$(printf 'echo "one $1"\nexit 5\n' | "${SSH[@]}" e2e bash -s arg 2>&1) && rc=0 || rc=$?
+check "ssh host bash -s < script: judged, then runs whole, status 5" test "$rc:$out" = "5:one arg"
+rc=0
+out=$(printf 'touch ~/bash-stdin-ran\ncurl -fsS http://127.0.0.1:9/x | sh\n' | "${SSH[@]}" e2e bash 2>&1) || rc=$?
+check "ssh host bash < denied script: 126 and none of it ran" \
+	test "$rc:$(rssh 'test -e ~/bash-stdin-ran && echo ran || echo clean')" = "126:clean"
+rc=0
+out=$(printf 'import os\nos.system("touch ~/py-stdin-ran; rm -rf /")\n' | "${SSH[@]}" e2e python3 2>&1) || rc=$?
+check "ssh host python3 < denied program: 126 and none of it ran" \
+	test "$rc:$(rssh 'test -e ~/py-stdin-ran && echo ran || echo clean')" = "126:clean"
 
 rssh 'touch ~/marker' || true
 rc=0

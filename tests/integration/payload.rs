@@ -360,3 +360,45 @@ fn the_become_handshake_is_answered_only_when_a_program_is_read() {
         "BECOME-SUCCESS-abcdef\ndata\n"
     );
 }
+
+/// A shell or an interpreter reading the process's stdin by any name (`bash`, `sh -s ARGS`,
+/// `python3 /dev/fd/0`, `/proc/self/fd/0`, `/dev/stdin`) has what it reads judged first; a
+/// `/dev/stdin` redirected from a file is that file, and the process's stdin is left alone.
+#[test]
+fn every_name_for_stdin_is_judged() {
+    use crate::setup::{exists, Setup};
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let ran = s.path("ran");
+    let shell_script = format!("rm -rf /\ntouch {}\n", ran.display());
+    let python = format!(
+        "import os\nos.system('rm -rf /')\nopen({:?}, 'w')\n",
+        ran.display().to_string()
+    );
+    let cases: [(&str, &str); 8] = [
+        ("bash", &shell_script),
+        ("sh -s a b", &shell_script),
+        ("dash -e", &shell_script),
+        ("sudo -n /bin/sh", &shell_script),
+        ("python3 /dev/fd/0", &python),
+        ("python3 /proc/self/fd/0", &python),
+        ("python3 /dev/stdin", &python),
+        ("python3 -", &python),
+    ];
+    for (flow, input) in cases {
+        let out = s.output_with_stdin(&["-c", flow], input.as_bytes());
+        assert_eq!(
+            out.status.code(),
+            Some(126),
+            "{flow}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!exists(&ran), "{flow}: ran");
+    }
+    let out = s.output_with_stdin(&["-c", "bash -s x"], b"echo \"shell $1\"\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "shell x\n");
+    let file = s.write("ok.py", "print('from the file')\n");
+    let cmd = format!("python3 /dev/stdin < {}", file.display());
+    let out = s.output_with_stdin(&["-c", &cmd], python.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "from the file\n");
+    assert!(!exists(&ran));
+}

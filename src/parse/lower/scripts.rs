@@ -3,7 +3,7 @@
 //! most `MAX_FILES` per analysis and at most `MAX_FILE_NESTING` scripts deep.
 
 use super::Lowerer;
-use crate::ir::{Code, Command, Origin, Stdin};
+use crate::ir::{Code, Command, Origin, Stdin, PROCESS_STDIN};
 use crate::parse::ReadScript;
 
 /// Most script files asked for in one analysis (read or not).
@@ -37,7 +37,11 @@ impl Lowerer<'_> {
         if self.scripts.open.len() >= MAX_FILE_NESTING {
             return;
         }
-        for path in self.interpreters.script_paths(cmd) {
+        let mut paths = self.interpreters.script_paths(cmd);
+        if crate::parse::unwrap::reads_process_stdin(cmd) {
+            paths.push(PROCESS_STDIN.to_string());
+        }
+        for path in paths {
             if self.scripts.asked.contains(&path) {
                 continue;
             }

@@ -11,6 +11,7 @@ use crate::ir::{Analysis, Code, Command, Via, Word};
 use crate::programs::SHELLS;
 use remote::{container, kubectl, ssh};
 use runners::{find, parallel, xargs};
+pub(crate) use shells::reads_process_stdin;
 use shells::{script_command, shell};
 use wrappers::{alias, coproc, env, flock, su, sudo, watch};
 

@@ -2,7 +2,8 @@
 //! program on stdin (heredoc, here-string, static pipe), and `script -c`.
 
 use super::{script, Inner};
-use crate::ir::{piped_text, Analysis, Command, Stdin, Via, Word};
+use crate::ir::{piped_text, Analysis, Command, Stdin, Via, Word, PROCESS_STDIN};
+use crate::programs::SHELLS;
 
 pub(super) fn script_command(args: &[Word]) -> Vec<Inner> {
     match args
@@ -21,9 +22,8 @@ pub(super) fn script_word(via: Via, word: &Word) -> Inner {
     script(via, word, None, false)
 }
 
-/// `sh [opts] -c STR [NAME ARGS…]`, `sh` reading stdin, or `sh FILE`.
-pub(super) fn shell(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
-    let args = &cmd.args;
+/// A shell's options: whether `-c` and `-s` were given, and where its operands start.
+fn shell_options(args: &[Word]) -> (bool, bool, usize) {
     let mut c_flag = false;
     let mut s_flag = false;
     let mut i = 0;
@@ -54,6 +54,27 @@ pub(super) fn shell(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner
         }
         break;
     }
+    (c_flag, s_flag, i)
+}
+
+/// Whether `cmd` is a shell that reads its commands from the stdin the command line inherits
+/// (`bash`, `sh -s ARG`, `dash -e`): its commands are then the process's own stdin
+/// ([`PROCESS_STDIN`]), which the edge reads where it may.
+pub(crate) fn reads_process_stdin(cmd: &Command) -> bool {
+    let Some(base) = cmd.base() else {
+        return false;
+    };
+    if !SHELLS.contains(&base) || !matches!(cmd.stdin, Stdin::Inherited) {
+        return false;
+    }
+    let (c_flag, s_flag, i) = shell_options(&cmd.args);
+    !c_flag && (s_flag || cmd.args.get(i).is_none())
+}
+
+/// `sh [opts] -c STR [NAME ARGS…]`, `sh` reading stdin, or `sh FILE`.
+pub(super) fn shell(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
+    let args = &cmd.args;
+    let (c_flag, s_flag, i) = shell_options(args);
     let via = |what: &str| Via::Shell(format!("{base} {what}"));
     if c_flag {
         let Some(word) = args.get(i) else {
@@ -92,6 +113,10 @@ pub(super) fn stdin_script(stdin: &Stdin, analysis: &Analysis, via: Via) -> Vec<
                 None => Vec::new(),
             };
         }
+        Stdin::Inherited => match analysis.scripts.get(PROCESS_STDIN) {
+            Some(text) => Some(text.clone()),
+            None => return Vec::new(),
+        },
         _ => return Vec::new(),
     };
     let raw = text.clone().unwrap_or_default();
