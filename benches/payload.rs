@@ -26,6 +26,8 @@ fn wrapper() -> Option<String> {
             r#"{"_raw_params": "systemctl status nginx"}"#,
         ])
         .arg(&out)
+        .env("HOME", dir.path())
+        .env("ANSIBLE_HOME", dir.path().join(".ansible"))
         .output()
         .ok()?;
     made.status

@@ -17,8 +17,12 @@ const PYTHON: &str = "/usr/bin/python3";
 
 /// Whether ansible-core is importable; in CI it must be (tests/run.sh installs it).
 fn ansible_present() -> bool {
+    let home = tempfile::tempdir().unwrap();
     let present = Command::new(PYTHON)
         .args(["-c", "import ansible.executor.module_common"])
+        .env("HOME", home.path())
+        .env("ANSIBLE_HOME", home.path().join(".ansible"))
+        .env("ANSIBLE_LOCAL_TEMP", home.path().join(".ansible/tmp"))
         .output()
         .is_ok_and(|o| o.status.success());
     if !present {
@@ -40,7 +44,11 @@ fn wrapper(dir: &Path, name: &str, module: &str, args: &str, no_log: bool) -> Pa
     cmd.arg(Path::new(REPO).join("tests/payload/make_ansiballz.py"))
         .args([module, args])
         .arg(&out)
-        .current_dir(dir);
+        .current_dir(dir)
+        // ansible-core keeps its own state under its home: the test's directory, not the host's.
+        .env("HOME", dir)
+        .env("ANSIBLE_HOME", dir.join(".ansible"))
+        .env("ANSIBLE_LOCAL_TEMP", dir.join(".ansible/tmp"));
     if no_log {
         cmd.arg("no_log");
     }
