@@ -91,6 +91,10 @@ fn read_all(max: usize, wait: Duration) -> Result<Vec<u8>, String> {
             Err(e) => return Err(format!("cannot wait for the program on stdin: {e}")),
         }
         match lock.read(&mut chunk) {
+            // As for a script on stdin: a NUL is not text the analysis and the shell read alike.
+            Ok(0) if buf.contains(&0) => {
+                return Err("the program on stdin contains NUL bytes".into())
+            }
             Ok(0) => return Ok(buf),
             Ok(n) => {
                 buf.extend_from_slice(&chunk[..n]);

@@ -410,3 +410,22 @@ fn every_name_for_stdin_is_judged() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "from the file\n");
     assert!(!exists(&ran));
 }
+
+/// A program on stdin with a NUL byte is denied, as a script on stdin is: the analysis and the
+/// real shell would not read the same text.
+#[test]
+fn a_program_on_stdin_with_a_nul_is_denied() {
+    use crate::setup::{exists, Setup};
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let ran = s.path("ran");
+    let input = format!("echo ok\0rm -rf /\ntouch {}\n", ran.display());
+    for flow in ["bash", "python3"] {
+        let out = s.output_with_stdin(&["-c", flow], input.as_bytes());
+        assert_eq!(out.status.code(), Some(126), "{flow}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("NUL bytes"),
+            "{flow}"
+        );
+        assert!(!exists(&ran), "{flow}");
+    }
+}
