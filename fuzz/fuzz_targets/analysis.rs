@@ -6,7 +6,7 @@
 #![no_main]
 
 use guarded_sh::analysis::{analyse, analyse_grammar_only};
-use guarded_sh::decision::{decide, Mode, Stage, Verdict};
+use guarded_sh::decision::{decide, Effect, Mode, Stage};
 use guarded_sh::parse::{plain_words, Limits};
 use guarded_sh::policy::decision::PolicyDecision;
 use guarded_sh::signals::{self, detect, first_critical, Severity};
@@ -48,17 +48,11 @@ fuzz_target!(|data: &[u8]| {
         let verdict = decide(false, &found, mode, Some(Ok(&allow_all)));
         if first_critical(&found).is_some() {
             assert!(
-                matches!(
-                    verdict,
-                    Verdict::Deny {
-                        stage: Stage::BuiltIn,
-                        ..
-                    }
-                ),
+                verdict.effect == Effect::Deny && verdict.stage == Stage::BuiltIn,
                 "critical signal not denied by the built-in floor: {verdict:?}"
             );
         } else if mode == Mode::Command {
-            assert_eq!(verdict, Verdict::Allow { escape: false });
+            assert!(verdict.allowed() && verdict.stage == Stage::Passed, "{verdict:?}");
         }
     }
 });
