@@ -216,8 +216,21 @@ restore_user() {
 	rm -f "$STATE/previous-shell.$user"
 }
 
+# Earlier versions installed a boot unit that re-read the binary into the page cache; it is
+# retired (BENCHMARKS.md): disable and remove it wherever an install or uninstall finds one.
+remove_retired_unit() {
+	local unit=/etc/systemd/system/guarded-sh-page-cache.service
+	[[ -e $unit ]] || return 0
+	if command -v systemctl >/dev/null; then
+		systemctl disable --quiet "${unit##*/}" 2>/dev/null || say "warning: systemctl disable ${unit##*/} failed"
+	fi
+	rm -f "$unit" "/etc/systemd/system/multi-user.target.wants/${unit##*/}"
+	say "removed the retired boot unit $unit"
+}
+
 uninstall() {
 	local user f
+	remove_retired_unit
 	# Every user still on guarded-sh gets a shell back before the binary goes (no lockout).
 	for user in "${users[@]}"; do
 		restore_user "$user"
@@ -252,6 +265,7 @@ uninstall() {
 case $action in
 install)
 	install_files
+	remove_retired_unit
 	self_test root
 	for user in "${users[@]}"; do
 		set_login_shell "$user"

@@ -102,6 +102,13 @@ hook = "$HOOK"
 EOF
 chmod 0644 "$T/config.toml"
 
+# What an earlier version left: its retired boot unit, enabled. The install must remove it.
+RETIRED=/etc/systemd/system/guarded-sh-page-cache.service
+if [[ -d /etc/systemd/system ]]; then
+	printf '[Service]\nExecStart=/bin/true\n' >"$RETIRED"
+	mkdir -p /etc/systemd/system/multi-user.target.wants
+	ln -sf "$RETIRED" "/etc/systemd/system/multi-user.target.wants/${RETIRED##*/}"
+fi
 "$REPO/install.sh" --binary "$binary" --user "$TUSER" >"$T/install.log" 2>&1 ||
 	{
 		cat "$T/install.log" >&2
@@ -109,6 +116,8 @@ chmod 0644 "$T/config.toml"
 	}
 check "install.sh --user: self-test passed and login shell set" \
 	test "$(getent passwd "$TUSER" | cut -d: -f7)" = "$BIN"
+check "install.sh removed the retired boot unit and its link" bash -c \
+	"test ! -e '$RETIRED' && test ! -L '/etc/systemd/system/multi-user.target.wants/${RETIRED##*/}'"
 check "install.sh is idempotent" "$REPO/install.sh" --binary "$binary"
 check "install.sh --help shows every mode" bash -c \
 	'out=$("$0" --help 2>&1); for m in "--binary PATH" --uninstall --self-test; do grep -qF -- "$m" <<<"$out" || exit 1; done' \
