@@ -59,3 +59,12 @@ pub fn is_interpreter(base: &str) -> bool {
             .strip_prefix("python")
             .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
+
+/// Commands that never read their stdin: with a program read from the process's stdin, any
+/// other command that inherits that stdin and is not one of these may take part of it first.
+pub const STDIN_NON_READERS: &[&str] = &[
+    "echo", "printf", "true", "false", ":", "sleep", "cd", "export", "unset", "set", "shift",
+    "exit", "return", "test", "[", "umask", "pwd", "mkdir", "touch", "chmod", "chown", "ln", "rm",
+    "cp", "mv", "id", "whoami", "hostname", "uname", "date", "env", "printenv", "alias", "type",
+    "hash", "trap", "ulimit", "wait", "kill",
+];

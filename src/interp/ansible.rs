@@ -1,10 +1,12 @@
 //! A python program that is an Ansible AnsiballZ wrapper: the task it carries is decoded and
 //! said as shell lines (lowered like any shell-out), and the wrapper's own code outside its two
 //! data literals is analysed as python, less the template's own imports and temp-dir cleanup.
+//! A wrapper that cannot be decoded is analysed whole, as any python program.
 
 use super::python;
 use crate::ir::{Code, Finding, Limits, Payload, ProgramAnalysis, Report, Run};
-use crate::payload::{ansiballz, task};
+use crate::payload::ansiballz::{self, PayloadError};
+use crate::payload::task;
 
 /// Modules the AnsiballZ template itself imports (every wrapper does).
 const TEMPLATE_IMPORTS: &[&str] = &[
@@ -22,7 +24,38 @@ const TEMPLATE_IMPORTS: &[&str] = &[
     "ansible.module_utils.basic",
 ];
 
-pub fn analyse(code: &Code, text: &str, limits: &Limits) -> ProgramAnalysis {
+/// The decoded task and the wrapper's own code; `Err` with what the payload is when the wrapper
+/// cannot be decoded, and the caller then analyses the whole text as any python program.
+pub fn analyse(code: &Code, text: &str, limits: &Limits) -> Result<ProgramAnalysis, Payload> {
+    let bounds = ansiballz::Bounds {
+        max_bytes: limits.max_payload_bytes,
+        ..ansiballz::Bounds::default()
+    };
+    let (decoded, own) = match ansiballz::decode(text, &bounds).and_then(|d| {
+        ansiballz::wrapper_code(text)
+            .map(|own| (d, own))
+            .ok_or(PayloadError::Missing("ANSIBALLZ_PARAMS"))
+    }) {
+        Ok(found) => found,
+        Err(e) => {
+            return Err(Payload::Undecoded {
+                malformed: !e.is_unknown_format(),
+                reason: e.to_string(),
+            })
+        }
+    };
+    let lines = task::equivalent(&decoded);
+    let call = format!("ansible {}", decoded.fqn);
+    let mut runs: Vec<Run> = lines
+        .iter()
+        .flatten()
+        .map(|line| Run::Shell {
+            call: call.clone(),
+            text: line.clone(),
+            positional: None,
+            fed: false,
+        })
+        .collect();
     let mut report = Report {
         language: code.language,
         interpreter: code.interpreter.clone(),
@@ -32,36 +65,13 @@ pub fn analyse(code: &Code, text: &str, limits: &Limits) -> ProgramAnalysis {
         dynamic: code.partial,
         parse_incomplete: false,
         findings: Vec::new(),
-        payload: None,
+        payload: Some(Payload::AnsibleTask {
+            no_log: decoded.no_log(),
+            module: decoded.fqn.clone(),
+            args: decoded.user_args(),
+            known: lines.is_some(),
+        }),
     };
-    let bounds = ansiballz::Bounds {
-        max_bytes: limits.max_payload_bytes,
-        ..ansiballz::Bounds::default()
-    };
-    let mut runs = Vec::new();
-    report.payload = Some(match ansiballz::decode(text, &bounds) {
-        Ok(decoded) => {
-            let lines = task::equivalent(&decoded);
-            let call = format!("ansible {}", decoded.fqn);
-            runs.extend(lines.iter().flatten().map(|line| Run::Shell {
-                call: call.clone(),
-                text: line.clone(),
-                positional: None,
-                fed: false,
-            }));
-            Payload::AnsibleTask {
-                no_log: decoded.no_log(),
-                module: decoded.fqn.clone(),
-                args: decoded.user_args(),
-                known: lines.is_some(),
-            }
-        }
-        Err(e) => Payload::Undecoded {
-            malformed: !e.is_unknown_format(),
-            reason: e.to_string(),
-        },
-    });
-    let own = ansiballz::wrapper_code(text);
     let (timed_out, exhausted) = if own.len() > limits.max_code_bytes {
         report.too_large = true;
         (false, false)
@@ -76,12 +86,12 @@ pub fn analyse(code: &Code, text: &str, limits: &Limits) -> ProgramAnalysis {
         runs.extend(out.runs);
         (out.timed_out, out.exhausted)
     };
-    ProgramAnalysis {
+    Ok(ProgramAnalysis {
         report,
         runs,
         timed_out,
         exhausted,
-    }
+    })
 }
 
 /// What every AnsiballZ wrapper does itself: its imports, and removing its own temp directory.

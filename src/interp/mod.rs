@@ -55,9 +55,21 @@ const MAX_RUNS: usize = 256;
 pub fn analyse(code: &Code, limits: &Limits) -> ProgramAnalysis {
     if let (Language::Python, Some(text)) = (code.language, &code.text) {
         if ansiballz::is_wrapper(text) {
-            return ansible::analyse(code, text, limits);
+            match ansible::analyse(code, text, limits) {
+                Ok(decoded) => return decoded,
+                Err(undecoded) => {
+                    let mut whole = analyse_program(code, limits);
+                    whole.report.payload = Some(undecoded);
+                    return whole;
+                }
+            }
         }
     }
+    analyse_program(code, limits)
+}
+
+/// Analyses one program as its language, within `limits`.
+fn analyse_program(code: &Code, limits: &Limits) -> ProgramAnalysis {
     let bytes = code.text.as_ref().map_or(0, String::len);
     let mut report = Report {
         language: code.language,

@@ -48,6 +48,9 @@ pub struct Analysis {
     /// Script files read during this analysis (`crate::analysis::analyse_reading`), by path as
     /// written.
     pub scripts: ScriptFiles,
+    /// The commands that read their program from the process's own stdin (`PROCESS_STDIN`:
+    /// `python3` alone, `bash`, `sh -s`), by index, in lowering order.
+    pub stdin_programs: Vec<usize>,
 }
 
 impl Analysis {

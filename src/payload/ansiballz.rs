@@ -6,6 +6,7 @@
 use base64::Engine as _;
 use serde_json::{Map, Value};
 use std::io::Read;
+use std::ops::Range;
 
 /// Bounds on one decode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,35 +117,147 @@ pub fn decode(text: &str, bounds: &Bounds) -> Result<Task, PayloadError> {
             message: "it is truncated (it does not end by calling _ansiballz_main())".into(),
         });
     }
-    let fqn = module_fqn(text).ok_or(PayloadError::Missing("module name"))?;
-    let args = params(text)?;
-    let zip = zipdata(text)?;
-    check_zip(&zip, &fqn, bounds)?;
-    Ok(Task { fqn, args })
+    let spans = locate(text)?;
+    let args = params(&text[spans.params.clone()])?;
+    let zip = zipdata(&text[spans.zipdata.clone()])?;
+    check_zip(&zip, &spans.fqn, bounds)?;
+    Ok(Task {
+        fqn: spans.fqn,
+        args,
+    })
 }
 
-/// The wrapper's own code: `text` with the `ZIPDATA` and `ANSIBALLZ_PARAMS` literals emptied,
-/// for the python analysis (what the wrapper itself does, as opposed to the task it carries).
-pub fn wrapper_code(text: &str) -> String {
-    let mut code = text.to_string();
-    if let Some(at) = code.find("ZIPDATA = \"\"\"") {
-        let start = at + "ZIPDATA = \"\"\"".len();
-        if let Some(len) = code[start..].find("\"\"\"") {
-            code.replace_range(start..start + len, "");
+/// Where a wrapper keeps its data: the `ANSIBALLZ_PARAMS` literal (quotes included), the
+/// `ZIPDATA` contents (inside the triple quotes), and the module `runpy` is told to run.
+struct Spans {
+    params: Range<usize>,
+    zipdata: Range<usize>,
+    fqn: String,
+}
+
+const PARAMS: &str = "ANSIBALLZ_PARAMS = ";
+const ZIPDATA: &str = "ZIPDATA = \"\"\"";
+const RUN_MODULE: &str = "run_module(mod_name=";
+
+/// Each of the three exactly where the template puts it and nowhere else: one line that is
+/// just `ANSIBALLZ_PARAMS = '<literal>'`, one that is `ZIPDATA = """<base64>"""`, and every
+/// `run_module(mod_name=…)` naming the same module. A decoy (a second assignment, a comment
+/// naming another module, code after a literal on its line) makes the wrapper malformed, so
+/// what the decoder reads is what python runs.
+fn locate(text: &str) -> Result<Spans, PayloadError> {
+    let malformed = |what: &'static str, message: &str| PayloadError::Malformed {
+        what,
+        message: message.into(),
+    };
+    let mut params = Vec::new();
+    let mut zipdata = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let indent = body.len() - body.trim_start().len();
+        let start = offset + indent;
+        let stmt = body.trim_start();
+        if let Some(rest) = stmt.strip_prefix(PARAMS) {
+            let literal = rest.trim_end();
+            if literal.starts_with(['\'', '"', 'b', 'u']) {
+                let at = start + PARAMS.len();
+                params.push((at..at + literal.len(), literal_closes(literal)));
+            }
+        }
+        if stmt.starts_with(ZIPDATA) {
+            zipdata.push(start + ZIPDATA.len());
+        }
+        offset += line.len();
+    }
+    let (params, closed) = match params.as_slice() {
+        [] => return Err(PayloadError::Missing("ANSIBALLZ_PARAMS")),
+        [one] => one.clone(),
+        _ => {
+            return Err(malformed(
+                "ANSIBALLZ_PARAMS",
+                "it is assigned more than once",
+            ))
+        }
+    };
+    if !closed {
+        return Err(malformed(
+            "ANSIBALLZ_PARAMS",
+            "its line is not one closed string literal",
+        ));
+    }
+    let zip_start = match zipdata.as_slice() {
+        [] => return Err(PayloadError::Missing("ZIPDATA")),
+        [one] => *one,
+        _ => return Err(malformed("ZIPDATA", "it is assigned more than once")),
+    };
+    let len = text[zip_start..]
+        .find("\"\"\"")
+        .ok_or_else(|| malformed("ZIPDATA", "not closed"))?;
+    let after = &text[zip_start + len + 3..];
+    if !after
+        .split('\n')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+    {
+        return Err(malformed("ZIPDATA", "code follows it on its line"));
+    }
+    let mut names = text
+        .match_indices(RUN_MODULE)
+        .map(|(at, _)| module_fqn(&text[at + RUN_MODULE.len()..]));
+    let fqn = names
+        .next()
+        .flatten()
+        .ok_or(PayloadError::Missing("module name"))?;
+    if names.any(|n| n.as_deref() != Some(fqn.as_str())) {
+        return Err(malformed(
+            "module name",
+            "run_module names more than one module",
+        ));
+    }
+    Ok(Spans {
+        params,
+        zipdata: zip_start..zip_start + len,
+        fqn,
+    })
+}
+
+/// Whether `literal` (a line's rest) is exactly one python string literal.
+fn literal_closes(literal: &str) -> bool {
+    let body = literal.strip_prefix(['b', 'u']).unwrap_or(literal);
+    let Some(quote) = body.chars().next() else {
+        return false;
+    };
+    let mut escaped = false;
+    for (i, c) in body.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            c if c == quote => return i + c.len_utf8() == body.len(),
+            _ => {}
         }
     }
-    if let Some(at) = code.find("ANSIBALLZ_PARAMS = ") {
-        let start = at + "ANSIBALLZ_PARAMS = ".len();
-        let len = code[start..].find('\n').unwrap_or(code.len() - start);
-        code.replace_range(start..start + len, "''");
-    }
-    code
+    false
 }
 
-/// `runpy.run_module(mod_name='ansible.modules.command', …)`: the module that really runs.
-fn module_fqn(text: &str) -> Option<String> {
-    let at = text.find("run_module(mod_name=")? + "run_module(mod_name=".len();
-    let rest = text.get(at..)?;
+/// The wrapper's own code: `text` with the `ZIPDATA` contents and the `ANSIBALLZ_PARAMS`
+/// literal emptied, for the python analysis (what the wrapper itself does, as opposed to the
+/// task it carries). `None` when the wrapper does not have them where [`locate`] requires.
+pub fn wrapper_code(text: &str) -> Option<String> {
+    let spans = locate(text).ok()?;
+    let mut code = text.to_string();
+    // The later span first, so the earlier one's offsets stay right.
+    let mut edits = [(spans.params, "''"), (spans.zipdata, "")];
+    edits.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
+    for (span, with) in edits {
+        code.replace_range(span, with);
+    }
+    Some(code)
+}
+
+/// The module name at the start of `rest` (after `run_module(mod_name=`): a quoted dotted name.
+fn module_fqn(rest: &str) -> Option<String> {
     let quote = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
     let end = rest.get(1..)?.find(quote)?;
     let name = rest.get(1..1 + end)?;
@@ -155,25 +268,20 @@ fn module_fqn(text: &str) -> Option<String> {
     valid.then(|| name.to_string())
 }
 
-/// `ANSIBALLZ_PARAMS = '…'`: a python string literal of the JSON `{"ANSIBLE_MODULE_ARGS": …}`.
-fn params(text: &str) -> Result<Map<String, Value>, PayloadError> {
+/// The `ANSIBALLZ_PARAMS` literal: a python string literal of the JSON
+/// `{"ANSIBLE_MODULE_ARGS": …}`.
+fn params(literal: &str) -> Result<Map<String, Value>, PayloadError> {
     let malformed = |message: String| PayloadError::Malformed {
         what: "ANSIBALLZ_PARAMS",
         message,
     };
-    let at = text
-        .find("ANSIBALLZ_PARAMS = ")
-        .ok_or(PayloadError::Missing("ANSIBALLZ_PARAMS"))?
-        + "ANSIBALLZ_PARAMS = ".len();
-    let literal =
-        python_literal(&text[at..]).ok_or_else(|| malformed("not a closed string".into()))?;
-    let json: Value = serde_json::from_str(&literal).map_err(|e| malformed(e.to_string()))?;
+    let value = python_literal(literal).ok_or_else(|| malformed("not a closed string".into()))?;
+    let json: Value = serde_json::from_str(&value).map_err(|e| malformed(e.to_string()))?;
     match json.get("ANSIBLE_MODULE_ARGS") {
         Some(Value::Object(args)) => Ok(args.clone()),
         _ => Err(malformed("no ANSIBLE_MODULE_ARGS object".into())),
     }
 }
-
 /// The value of a one-line python string literal (`'…'` or `"…"`, with `b`/`u` prefixes and
 /// backslash escapes) at the start of `text`.
 fn python_literal(text: &str) -> Option<String> {
@@ -220,17 +328,9 @@ fn escape(text: &str) -> Option<(char, &str)> {
     }
 }
 
-/// `ZIPDATA = """…"""`: base64.
-fn zipdata(text: &str) -> Result<Vec<u8>, PayloadError> {
-    let at = text
-        .find("ZIPDATA = \"\"\"")
-        .ok_or(PayloadError::Missing("ZIPDATA"))?
-        + "ZIPDATA = \"\"\"".len();
-    let end = text[at..].find("\"\"\"").ok_or(PayloadError::Malformed {
-        what: "ZIPDATA",
-        message: "not closed".into(),
-    })?;
-    let encoded: String = text[at..at + end]
+/// The `ZIPDATA` contents: base64.
+fn zipdata(encoded: &str) -> Result<Vec<u8>, PayloadError> {
+    let encoded: String = encoded
         .chars()
         .filter(|c| !c.is_ascii_whitespace())
         .collect();
@@ -321,7 +421,8 @@ mod tests {
             ("run_module(mod_name=name)", None),
         ];
         for (text, want) in cases {
-            assert_eq!(module_fqn(text).as_deref(), want, "{text}");
+            let rest = &text[text.find(RUN_MODULE).unwrap() + RUN_MODULE.len()..];
+            assert_eq!(module_fqn(rest).as_deref(), want, "{text}");
         }
     }
 }

@@ -6,7 +6,8 @@
 use super::python::{once, shared};
 use super::{Family, Severity, Signal, Spec};
 use crate::ir::Analysis;
-use crate::ir::{Finding, Language, Origin};
+use crate::ir::{Finding, Language, Origin, Stdin, PROCESS_STDIN};
+use crate::programs::STDIN_NON_READERS;
 
 spec!(INTERPRETER_CODE_TOO_LARGE, "INTERPRETER_CODE_TOO_LARGE", Critical, Limits, "interpreter code too large to analyse",
     "Inline interpreter code (`python3 -c`, a heredoc or here-string, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
@@ -19,7 +20,11 @@ spec!(INTERPRETER_INLINE_CODE, "INTERPRETER_INLINE_CODE", Medium, Interpreter, "
 spec!(INTERPRETER_DYNAMIC_SHELL_EXEC, "INTERPRETER_DYNAMIC_SHELL_EXEC", Medium, Interpreter, "shell command built at runtime",
     "A perl, ruby, node, php, lua, awk or sed program runs a shell command or program only known at run time: `system($cmd)`, `` `ls $dir` ``, `exec(cmd)`, awk `system(\"rm \" $1)` or `print | cmd`, sed `e` or `s/…/…&/e`.");
 
+spec!(STDIN_PROGRAM_SHARED, "STDIN_PROGRAM_SHARED", Critical, Interpreter, "the program read from stdin is not what runs",
+    "A shell or interpreter reads its program from guarded-sh's own stdin, which was read and judged whole, but another command may read that stdin first or too (`read x; python3`, `head -c 4 >/dev/null; bash`, a `python3` inside a shell program on stdin): what runs would be a part of what was judged, or judged as another language. Denied (fail closed).");
+
 pub static SPECS: &[&Spec] = &[
+    &STDIN_PROGRAM_SHARED,
     &INTERPRETER_CODE_TOO_LARGE,
     &INTERPRETER_SCRIPT_TOO_LARGE,
     &INTERPRETER_DYNAMIC_CODE,
@@ -28,6 +33,11 @@ pub static SPECS: &[&Spec] = &[
 ];
 
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
+    if let Some((i, why)) = stdin_shared(a) {
+        if let Some(cmd) = a.commands.get(i) {
+            once(out, &STDIN_PROGRAM_SHARED, i, cmd, &why);
+        }
+    }
     for (i, report) in &a.programs {
         let Some(cmd) = a.commands.get(*i) else {
             continue;
@@ -58,4 +68,40 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         }
         shared(*i, cmd, report, out);
     }
+}
+
+/// When the process's stdin was read as one command's program: another command that may read
+/// that stdin too (another such program, or a command that inherits it and is neither a wrapper
+/// of the reader, inside its program, nor one that never reads stdin).
+fn stdin_shared(a: &Analysis) -> Option<(usize, String)> {
+    if !a.scripts.contains_key(PROCESS_STDIN) {
+        return None;
+    }
+    let (&reader, others) = a.stdin_programs.split_first()?;
+    if let Some(&second) = others.first() {
+        return Some((
+            second,
+            "a second command reads its program from stdin".into(),
+        ));
+    }
+    let wrappers: Vec<usize> = a
+        .commands
+        .iter()
+        .filter_map(|c| c.context.wrapped_by)
+        .collect();
+    let inside = |mut j: usize| loop {
+        match a.commands.get(j).and_then(|c| c.context.wrapped_by) {
+            Some(w) if w == reader => return true,
+            Some(w) => j = w,
+            None => return false,
+        }
+    };
+    a.commands.iter().enumerate().find_map(|(j, cmd)| {
+        let may_read = matches!(cmd.stdin, Stdin::Inherited)
+            && j != reader
+            && !wrappers.contains(&j)
+            && !inside(j)
+            && !cmd.base().is_some_and(|b| STDIN_NON_READERS.contains(&b));
+        may_read.then(|| (j, format!("{} may read stdin too", cmd.text())))
+    })
 }

@@ -171,6 +171,49 @@ fn damaged_or_doctored_payloads_fail_closed() {
                 .join("\n"),
             "ANSIBLE_PAYLOAD_UNDECODED",
         ),
+        // Decoys (found by red-teaming): the decoder must read what python runs, or refuse.
+        (
+            "code after the arguments' literal on its line".into(),
+            text.replacen(
+                "\n    ANSIBALLZ_PARAMS = '",
+                "\n    ANSIBALLZ_PARAMS = '{}'; import os; os.system('rm -rf /'); ANSIBALLZ_PARAMS = '",
+                1,
+            ),
+            "ANSIBLE_PAYLOAD_MALFORMED",
+        ),
+        (
+            "a decoy argument literal in a docstring".into(),
+            text.replacen(
+                "_ANSIBALLZ_WRAPPER = True",
+                "_ANSIBALLZ_WRAPPER = True\n'''\nANSIBALLZ_PARAMS = '{\"ANSIBLE_MODULE_ARGS\": {\"_raw_params\": \"echo hi\"}}'\n'''",
+                1,
+            ),
+            "ANSIBLE_PAYLOAD_MALFORMED",
+        ),
+        (
+            "a decoy module name in a comment".into(),
+            text.replacen(
+                "_ANSIBALLZ_WRAPPER = True",
+                "_ANSIBALLZ_WRAPPER = True\n# runpy.run_module(mod_name='ansible.modules.ping')",
+                1,
+            ),
+            "ANSIBLE_PAYLOAD_MALFORMED",
+        ),
+        (
+            "a conditional argument literal".into(),
+            {
+                let at = text.find("\n    ANSIBALLZ_PARAMS = '").unwrap() + 1;
+                let end = at + text[at..].find('\n').unwrap();
+                let line = text[at..end].to_string();
+                text.replacen(&line, &format!("{line} if 0 else '{{}}'"), 1)
+            },
+            "ANSIBLE_PAYLOAD_MALFORMED",
+        ),
+        (
+            "a marked file that is no wrapper".into(),
+            "_ANSIBALLZ_WRAPPER = True\nimport os\nANSIBALLZ_PARAMS = 0; os.system('rm -rf /')\n_ansiballz_main()\n".into(),
+            "DELETE_ROOT_PATH",
+        ),
         (
             "code added to the wrapper".into(),
             text.replacen(
@@ -428,4 +471,59 @@ fn a_program_on_stdin_with_a_nul_is_denied() {
         );
         assert!(!exists(&ran), "{flow}");
     }
+}
+
+/// What was judged must be what runs: when a program is read from stdin, another command that
+/// may take part of that stdin first (or read it as a program of another language) denies it;
+/// the wrappers, `echo`, `sleep` and the commands inside a shell's own program do not.
+#[test]
+fn a_program_on_stdin_that_another_command_may_read_is_denied() {
+    use crate::setup::{exists, Setup};
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let ran = s.path("ran");
+    // As a whole this is one harmless python expression; without its first four bytes, bash
+    // or python would run the rest.
+    let input = format!("XXXXopen({:?}, 'w')\n", ran.display().to_string());
+    for flow in [
+        "head -c 4 >/dev/null; python3",
+        "read x; python3",
+        "dd bs=4 count=1 of=/dev/null 2>/dev/null; python3",
+        "sed -n 1q; bash",
+    ] {
+        let out = s.output_with_stdin(&["-c", flow], input.as_bytes());
+        assert_eq!(out.status.code(), Some(126), "{flow}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("the program read from stdin is not what runs"),
+            "{flow}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!exists(&ran), "{flow}");
+    }
+    // A python program inside a shell program on stdin reads the rest of it as python.
+    let out = s.output_with_stdin(&["-c", "bash"], b"python3\nprint('never')\n");
+    assert_eq!(out.status.code(), Some(126));
+    // Everyday: the wrappers and non-readers around the program, commands inside a shell's
+    // program on stdin.
+    let program = format!("open({:?}, 'w')\n", ran.display().to_string());
+    for flow in [
+        "sudo -n /bin/sh -c 'echo BECOME-SUCCESS-abc ; /usr/bin/python3'",
+        "/bin/sh -c '/usr/bin/python3 && sleep 0'",
+        "cd /tmp && env LC_ALL=C python3",
+    ] {
+        let out = s.output_with_stdin(&["-c", flow], program.as_bytes());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{flow}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(exists(&ran), "{flow}");
+        std::fs::remove_file(&ran).unwrap();
+    }
+    let out = s.output_with_stdin(
+        &["-c", "bash"],
+        b"uname -s >/dev/null\ngrep -c x /etc/hostname >/dev/null\necho fine\n",
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "fine\n");
 }

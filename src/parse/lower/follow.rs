@@ -13,7 +13,7 @@ impl Lowerer<'_> {
     /// command `unwrap` does not know) the interpreter program it runs, with the script files
     /// it names read first.
     pub(super) fn follow(&mut self, index: usize, cmd: &Command, ctx: &Ctx) {
-        self.read_scripts(cmd);
+        self.read_scripts(index, cmd);
         let all = match unwrap::inner(cmd, &self.out) {
             Some(all) => all,
             None => self

@@ -33,13 +33,18 @@ impl<'l> Scripts<'l> {
 
 impl Lowerer<'_> {
     /// Reads the script files `cmd` names that were not asked for yet, into `Analysis::scripts`.
-    pub(super) fn read_scripts(&mut self, cmd: &Command) {
-        if self.scripts.open.len() >= MAX_FILE_NESTING {
-            return;
-        }
+    pub(super) fn read_scripts(&mut self, index: usize, cmd: &Command) {
         let mut paths = self.interpreters.script_paths(cmd);
         if crate::parse::unwrap::reads_process_stdin(cmd) {
             paths.push(PROCESS_STDIN.to_string());
+        }
+        // Every reader of the process's stdin is recorded, past the bounds too: two of them do
+        // not read the same program.
+        if paths.iter().any(|p| p == PROCESS_STDIN) {
+            self.out.stdin_programs.push(index);
+        }
+        if self.scripts.open.len() >= MAX_FILE_NESTING {
+            return;
         }
         for path in paths {
             if self.scripts.asked.contains(&path) {
