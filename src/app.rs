@@ -15,7 +15,6 @@ use crate::verdict::{
 };
 use crate::{approval, diagnostics, interactive, payload, review, trust};
 use std::ffi::OsString;
-use std::path::PathBuf;
 use std::time::Instant;
 use tracing::debug;
 
@@ -218,20 +217,21 @@ fn refuse(
     status
 }
 
-/// The configuration: `GUARDED_SH_CONFIG` from the trusted initial environment, else the
-/// default path. For a gated user the file must pass the trust check.
+/// The configuration: `GUARDED_SH_CONFIG` from the trusted initial environment for root (it
+/// must exist), else the default path (missing: the strict defaults). For a gated user the file
+/// must pass the trust check.
 fn load_config(ctx: &Context) -> Result<Config, Verdict> {
-    let path = ctx
-        .var("GUARDED_SH_CONFIG")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(config::DEFAULT_PATH));
-    let refused = |reason_id, reason: String| Verdict::deny(Stage::Config, reason_id, reason);
-    if ctx.uid != 0 && path.exists() {
-        trust::check(&path, ctx.uid, &trust::groups())
-            .map_err(|e| refused(e.reason_id(), e.to_string()))?;
-    }
-    config::load(&path).map_err(|e| refused(e.reason_id(), e.to_string()))
+    let groups = if ctx.uid == 0 {
+        Vec::new()
+    } else {
+        trust::groups()
+    };
+    config::locate(
+        ctx.var(config::PATH_VARIABLE).map(OsString::as_os_str),
+        ctx.uid,
+    )
+    .and_then(|located| config::load(&located, ctx.uid, &groups))
+    .map_err(|e| Verdict::deny(Stage::Config, e.reason_id(), e.to_string()))
 }
 
 /// guarded-sh's own help, version or completions, on stdout.

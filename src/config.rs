@@ -1,14 +1,23 @@
 //! Configuration: one root-owned TOML file (`/etc/guarded-sh/config.toml`) naming the real
 //! shells, the policy directory, bounds, audit sinks, the target context and the escape policy.
-//! Safe defaults when it is missing; a malformed file is an error that names the line.
+//! Which file is read ([`locate`]: `GUARDED_SH_CONFIG` for root only), reading it bounded and
+//! trust-checked ([`load`]), strict defaults when the default file is missing (no escape, no
+//! `HONEY_POLICY_DIR`); a malformed file is an error that names the line.
 
 use crate::parse::Limits;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 pub const DEFAULT_PATH: &str = "/etc/guarded-sh/config.toml";
 pub const DEFAULT_POLICY_DIR: &str = "/etc/guarded-sh/policies";
+/// The variable naming another configuration file (honoured for root only).
+pub const PATH_VARIABLE: &str = "GUARDED_SH_CONFIG";
+/// Largest configuration file read, in bytes.
+pub const MAX_BYTES: u64 = 1024 * 1024;
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -88,7 +97,8 @@ pub struct PolicyConfig {
     pub enabled: bool,
     /// The policy directory. Unset: `/etc/guarded-sh/policies` if it exists, else none.
     pub dir: Option<PathBuf>,
-    /// Honour `HONEY_POLICY_DIR` from the trusted initial environment.
+    /// Honour `HONEY_POLICY_DIR` from the trusted initial environment for enforcement. Off
+    /// unless the configuration says so (the review surface always honours it).
     pub allow_env_dir: bool,
     /// Where the compiled policy is cached (must not be writable by gated users).
     pub cache_dir: Option<PathBuf>,
@@ -99,23 +109,18 @@ impl Default for PolicyConfig {
         PolicyConfig {
             enabled: true,
             dir: None,
-            allow_env_dir: true,
+            allow_env_dir: false,
             cache_dir: Some("/var/cache/guarded-sh".into()),
         }
     }
 }
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct EscapeConfig {
-    /// Honour `HONEY_RISK_DISABLE` from the trusted initial environment (always audited).
+    /// Honour `HONEY_RISK_DISABLE` from the trusted initial environment (always audited). Off
+    /// unless the configuration says so.
     pub allow: bool,
-}
-
-impl Default for EscapeConfig {
-    fn default() -> Self {
-        EscapeConfig { allow: true }
-    }
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -195,6 +200,18 @@ pub enum ConfigError {
     },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    #[error("{PATH_VARIABLE}={path} is honoured for root only (uid {uid}); unset it to use {DEFAULT_PATH}")]
+    NamedNotRoot { path: PathBuf, uid: u32 },
+    #[error("{path} (named by {PATH_VARIABLE}) does not exist; a named configuration is never replaced by the defaults")]
+    Missing { path: PathBuf },
+    #[error("{path} is not a regular file ({kind})")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{path} is larger than {MAX_BYTES} bytes")]
+    TooLarge { path: PathBuf },
+    #[error("{path} changed while it was checked")]
+    Changed { path: PathBuf },
+    #[error(transparent)]
+    Untrusted(#[from] crate::trust::TrustError),
 }
 
 impl ConfigError {
@@ -203,25 +220,124 @@ impl ConfigError {
             ConfigError::Read { .. } => "config.unreadable",
             ConfigError::Malformed { .. } => "config.malformed",
             ConfigError::Invalid { .. } => "config.invalid",
+            ConfigError::NamedNotRoot { .. } => "config.named_not_root",
+            ConfigError::Missing { .. } => "config.missing",
+            ConfigError::NotRegular { .. } => "config.not_regular",
+            ConfigError::TooLarge { .. } => "config.too_large",
+            ConfigError::Changed { .. } => "config.changed",
+            ConfigError::Untrusted(e) => e.reason_id(),
         }
     }
 }
 
-/// Loads the configuration; a missing file gives the defaults.
-pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-        Err(source) => {
-            return Err(ConfigError::Read {
-                path: path.into(),
-                source,
-            })
-        }
+/// The configuration file to read and whether it must exist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub path: PathBuf,
+    /// Named by `GUARDED_SH_CONFIG`: a missing file is an error, never the defaults.
+    pub required: bool,
+}
+
+/// Which configuration file a caller with `uid` gets, `named` being `GUARDED_SH_CONFIG` from the
+/// initial environment. Honoured for root only: a user who can set it (`~/.ssh/environment`, an
+/// ssh client's `SendEnv`) could name any root-owned file that parses (an empty one is the
+/// defaults) in place of the operator's. Unset, empty or the default path: the default path.
+pub fn locate(named: Option<&OsStr>, uid: u32) -> Result<Located, ConfigError> {
+    let default = Located {
+        path: DEFAULT_PATH.into(),
+        required: false,
+    };
+    let Some(path) = named.filter(|v| !v.is_empty()).map(PathBuf::from) else {
+        return Ok(default);
+    };
+    if path == Path::new(DEFAULT_PATH) {
+        return Ok(default);
+    }
+    if uid != 0 {
+        return Err(ConfigError::NamedNotRoot { path, uid });
+    }
+    Ok(Located {
+        path,
+        required: true,
+    })
+}
+
+/// Loads the configuration at `located`: the strict defaults when the default file is missing.
+/// For `uid` other than root (with groups `gids`) the file must pass the trust check.
+pub fn load(located: &Located, uid: u32, gids: &[u32]) -> Result<Config, ConfigError> {
+    let path = located.path.as_path();
+    let Some(text) = read_trusted(path, uid, gids)? else {
+        return match located.required {
+            true => Err(ConfigError::Missing { path: path.into() }),
+            false => Ok(Config::default()),
+        };
     };
     let config = parse(&text, path)?;
     validate(&config, path)?;
     Ok(config)
+}
+
+/// The text of `path`, read without blocking (a FIFO or a device is refused, not waited on), up
+/// to [`MAX_BYTES`], after the trust check vouched for the very file that was opened. `None`
+/// when it does not exist.
+fn read_trusted(path: &Path, uid: u32, gids: &[u32]) -> Result<Option<String>, ConfigError> {
+    let unreadable = |source| ConfigError::Read {
+        path: path.into(),
+        source,
+    };
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let opened = file.metadata().map_err(unreadable)?;
+    if !opened.is_file() {
+        return Err(ConfigError::NotRegular {
+            path: path.into(),
+            kind: file_kind(&opened.file_type()),
+        });
+    }
+    if opened.len() > MAX_BYTES {
+        return Err(ConfigError::TooLarge { path: path.into() });
+    }
+    if uid != 0 {
+        crate::trust::check(path, uid, gids)?;
+        // The check walked the path: it must still lead to the file that is read.
+        let checked = std::fs::metadata(path).map_err(unreadable)?;
+        if (checked.dev(), checked.ino()) != (opened.dev(), opened.ino()) {
+            return Err(ConfigError::Changed { path: path.into() });
+        }
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(ConfigError::TooLarge { path: path.into() });
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
 }
 
 pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
@@ -290,6 +406,39 @@ mod tests {
         assert_eq!(c.limits.max_nesting, Limits::default().max_nesting);
         assert_eq!(c.target.env, "prod");
         assert_eq!(c.shells.sh, PathBuf::from("/bin/dash"));
+    }
+
+    #[test]
+    fn strict_defaults_refuse_the_escape_and_the_environments_directory() {
+        let c = Config::default();
+        assert!(!c.escape.allow);
+        assert!(!c.policy.allow_env_dir);
+        let c = parse("[escape]\nallow = true\n", Path::new("c")).unwrap();
+        assert!(c.escape.allow);
+        assert!(!c.policy.allow_env_dir);
+    }
+
+    #[test]
+    fn the_named_configuration_is_for_root_only() {
+        let named = |v: &str, uid| locate(Some(OsStr::new(v)), uid);
+        let default = Located {
+            path: DEFAULT_PATH.into(),
+            required: false,
+        };
+        assert_eq!(locate(None, 1000).unwrap(), default);
+        assert_eq!(named("", 1000).unwrap(), default);
+        assert_eq!(named(DEFAULT_PATH, 1000).unwrap(), default);
+        assert_eq!(named(DEFAULT_PATH, 0).unwrap(), default);
+        assert_eq!(
+            named("/srv/c.toml", 0).unwrap(),
+            Located {
+                path: "/srv/c.toml".into(),
+                required: true
+            }
+        );
+        let err = named("/srv/c.toml", 1000).unwrap_err();
+        assert_eq!(err.reason_id(), "config.named_not_root");
+        assert!(err.to_string().contains("honoured for root only"), "{err}");
     }
 
     #[test]

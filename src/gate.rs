@@ -116,7 +116,8 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
     let unread_stdin = request.stdin.and_then(StdinProgram::failure);
     let floor_decides =
         request.escape || unread_stdin.is_some() || decision::builtin(&signals, mode).is_some();
-    let policy_dir = enforcement::dir(ctx, config, overrides.policy_dir.as_deref());
+    let review = request.surface == Surface::Review;
+    let policy_dir = enforcement::dir(ctx, config, review, overrides.policy_dir.as_deref());
     let mut loaded = None;
     // The policy runs only when the floor has not already decided.
     let answer: Option<Result<PolicyDecision, PolicyFailure>> = match (&policy_dir, floor_decides) {

@@ -12,15 +12,22 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// The policy directory: `--policy-dir` (review only), `HONEY_POLICY_DIR` from the trusted
-/// initial environment, the configuration, then `/etc/guarded-sh/policies` if it exists.
-pub fn dir(ctx: &Context, config: &Config, review_dir: Option<&Path>) -> Option<PathBuf> {
+/// initial environment (for enforcement only where the configuration allows it; the review
+/// surface runs nothing, so it always honours it), the configuration, then
+/// `/etc/guarded-sh/policies` if it exists.
+pub fn dir(
+    ctx: &Context,
+    config: &Config,
+    review: bool,
+    review_dir: Option<&Path>,
+) -> Option<PathBuf> {
     if let Some(dir) = review_dir {
         return Some(dir.to_path_buf());
     }
     if !config.policy.enabled {
         return None;
     }
-    if config.policy.allow_env_dir {
+    if review || config.policy.allow_env_dir {
         if let Some(dir) = ctx.env_policy_dir() {
             return Some(dir);
         }

@@ -86,6 +86,7 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
         out["decision"]["policy_dir"] = json!(crate::policy::enforcement::dir(
             ctx,
             config,
+            true,
             review.policy_dir.as_deref()
         ));
         if let Some(sc) = &extras.shellcheck {

@@ -29,9 +29,7 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     };
     match defaults::load(&path) {
         Ok(d) => {
-            let env_dir = config.policy.enabled
-                && config.policy.allow_env_dir
-                && ctx.env_policy_dir().is_some();
+            let env_dir = config.policy.enabled && ctx.env_policy_dir().is_some();
             check::run(ctx, config, &defaults::apply(review, &d, env_dir))
         }
         Err(e) => {
