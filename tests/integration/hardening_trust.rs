@@ -1,20 +1,21 @@
-//! File trust, through the built binary run as an unprivileged user (`nobody`, via `setpriv`):
+//! File trust, through the built binary run as an unprivileged user (`nobody`, via `setpriv`,
+//! with the configuration at the default path of a private `/etc` overlay, `Setup::as_user`):
 //! for enforcement, the configuration, the policy directory and its files, the policy cache and
 //! the host-vars file must not be writable by the user being gated — neither the file nor a
 //! directory above it — or the command is denied with a message that names the file. The same
 //! files root-owned work. The review surface (`--check --policy-dir DIR`) may read the user's own
 //! directory. These tests switch users, so they need root; as anyone else they skip, saying so.
 
-use crate::setup::{is_root, run, Run, Setup, BIN, FORBIDDEN_TOOL as POLICY};
+use crate::setup::{is_root, run, Run, Setup, FORBIDDEN_TOOL as POLICY};
 use guarded_sh::policy::cache;
 use guarded_sh::policy::engine::{self, CacheMode};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 const NOBODY: u32 = 65534;
 const GROUP: u32 = 65534;
+const DEFAULT_CONFIG: &str = guarded_sh::config::DEFAULT_PATH;
 
 fn skip() -> bool {
     if !is_root() {
@@ -25,7 +26,7 @@ fn skip() -> bool {
 }
 
 /// A root-owned, world-readable setup with a world-writable audit file (so the unprivileged run
-/// can record) and `config` as its configuration.
+/// can record) and `config` as its configuration, installed at the overlay's default path.
 fn setup(config: &str) -> Setup {
     let s = Setup::with(config);
     std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -35,6 +36,7 @@ fn setup(config: &str) -> Setup {
         std::fs::Permissions::from_mode(0o666),
     )
     .unwrap();
+    s.install_config();
     s
 }
 
@@ -42,17 +44,9 @@ fn give_to_nobody(p: &Path) {
     std::os::unix::fs::chown(p, Some(NOBODY), Some(GROUP)).unwrap();
 }
 
-/// Runs the binary as `nobody` with this setup's configuration (and `env`).
+/// Runs the binary as `nobody` with this setup's installed configuration (and `env`).
 fn as_nobody(s: &Setup, args: &[&str], env: &[(&str, String)]) -> Run {
-    let mut c = Command::new("setpriv");
-    c.args([
-        &format!("--reuid={NOBODY}"),
-        &format!("--regid={GROUP}"),
-        "--clear-groups",
-        BIN,
-    ]);
-    c.args(args);
-    s.configure(&mut c);
+    let mut c = s.as_user(NOBODY, GROUP, args);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -98,34 +92,32 @@ fn configuration_writable_by_the_gated_user_is_refused() {
     if skip() {
         return;
     }
-    // Each case returns (the configuration path to use, the path the message must name).
-    type Prepare = fn(&Setup) -> (PathBuf, PathBuf);
+    // Each case changes the installed configuration and returns the path the message must name
+    // (as the run sees it: the overlay's /etc).
+    type Prepare = fn(&Setup) -> PathBuf;
     let cases: [(&str, Prepare); 3] = [
         ("config owned by the user", |s| {
-            give_to_nobody(&s.path("config.toml"));
-            (s.path("config.toml"), s.path("config.toml"))
+            give_to_nobody(&s.etc().join("guarded-sh/config.toml"));
+            PathBuf::from(DEFAULT_CONFIG)
         }),
         ("config mode 0666", |s| {
             std::fs::set_permissions(
-                s.path("config.toml"),
+                s.etc().join("guarded-sh/config.toml"),
                 std::fs::Permissions::from_mode(0o666),
             )
             .unwrap();
-            (s.path("config.toml"), s.path("config.toml"))
+            PathBuf::from(DEFAULT_CONFIG)
         }),
         ("config in a directory the user owns", |s| {
-            std::fs::create_dir(s.path("userdir")).unwrap();
-            std::fs::rename(s.path("config.toml"), s.path("userdir/config.toml")).unwrap();
-            give_to_nobody(&s.path("userdir"));
-            (s.path("userdir/config.toml"), s.path("userdir"))
+            give_to_nobody(&s.etc().join("guarded-sh"));
+            PathBuf::from("/etc/guarded-sh")
         }),
     ];
     for (label, prepare) in cases {
         let s = setup("");
-        let (config, named) = prepare(&s);
+        let named = prepare(&s);
         let marker = s.path("ran");
-        let env = [("GUARDED_SH_CONFIG", config.display().to_string())];
-        let r = as_nobody(&s, &["-c", &format!("touch {}", marker.display())], &env);
+        let r = as_nobody(&s, &["-c", &format!("touch {}", marker.display())], &[]);
         assert_eq!(r.code, Some(2), "{label}: {}", r.stderr);
         assert!(
             r.stderr.starts_with("guarded-sh: configuration error: "),
@@ -153,8 +145,9 @@ fn symlinked_configuration_into_a_user_directory_is_refused() {
     }
     let s = setup("");
     std::fs::create_dir(s.path("userdir")).unwrap();
-    std::fs::rename(s.path("config.toml"), s.path("userdir/config.toml")).unwrap();
-    std::os::unix::fs::symlink(s.path("userdir/config.toml"), s.path("config.toml")).unwrap();
+    let installed = s.etc().join("guarded-sh/config.toml");
+    std::fs::rename(&installed, s.path("userdir/config.toml")).unwrap();
+    std::os::unix::fs::symlink(s.path("userdir/config.toml"), &installed).unwrap();
     give_to_nobody(&s.path("userdir"));
     let r = as_nobody(&s, &["-c", "echo ran"], &[]);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
@@ -176,7 +169,7 @@ fn policy_directory_writable_by_the_gated_user_is_refused() {
     // (label, configured in the file or taken from HONEY_POLICY_DIR)
     for (label, from_env) in [("configured", false), ("HONEY_POLICY_DIR", true)] {
         let config = if from_env {
-            ""
+            "[policy]\nallow_env_dir = true\n"
         } else {
             "[policy]\ndir = \"{dir}/userpolicies\"\n"
         };

@@ -39,3 +39,4 @@ mod review_check_file;
 mod robustness;
 mod shell_surface;
 mod shell_table;
+mod strict_defaults;

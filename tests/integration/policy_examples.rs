@@ -258,7 +258,10 @@ fn every_example_end_to_end() {
         for (k, v) in case.host_vars {
             check.args(["--host-var", &format!("{k}={v}")]);
         }
-        check.env("GUARDED_SH_CONFIG", tmp.path().join("absent.toml"));
+        // An empty configuration: the built-in defaults (a named file must exist).
+        let defaults = tmp.path().join("empty.toml");
+        std::fs::write(&defaults, "").unwrap();
+        check.env("GUARDED_SH_CONFIG", &defaults);
         let out = run(&mut check);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let policy_line = stdout

@@ -11,6 +11,7 @@
 //! guarded-sh installed.
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -105,6 +106,57 @@ impl Setup {
             .env_remove("HONEY_RISK_LLM");
     }
 
+    /// The upper layer of the `/etc` overlay [`Setup::as_user`] runs under (root-owned, 0755:
+    /// the merged `/etc` takes its owner and mode).
+    pub fn etc(&self) -> PathBuf {
+        let upper = self.path("etc-upper");
+        std::fs::create_dir_all(&upper).unwrap();
+        std::fs::set_permissions(&upper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        upper
+    }
+
+    /// Installs this setup's `config.toml` as `/etc/guarded-sh/config.toml` of the overlay
+    /// (root-owned: directory 0755, file 0644); returns the file in the upper layer, which a
+    /// test may then change (its owner, its mode, a link in its place).
+    pub fn install_config(&self) -> PathBuf {
+        self.install_config_from(&self.path("config.toml"))
+    }
+
+    /// Installs `source` as the overlay's `/etc/guarded-sh/config.toml`, like
+    /// [`Setup::install_config`].
+    pub fn install_config_from(&self, source: &Path) -> PathBuf {
+        let dir = self.etc().join("guarded-sh");
+        if dir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            std::fs::remove_file(&dir).unwrap();
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let file = dir.join("config.toml");
+        let _ = std::fs::remove_file(&file);
+        std::fs::copy(source, &file).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        file
+    }
+
+    /// A command running the binary with `args` as `uid`:`gid` (no supplementary groups) under
+    /// this setup's `/etc` overlay: the configuration is whatever [`Setup::install_config`] put
+    /// at the default path, or none. Otherwise as [`Setup::configure`], without
+    /// `GUARDED_SH_CONFIG`. Needs root.
+    pub fn as_user(&self, uid: u32, gid: u32, args: &[&str]) -> Command {
+        let mut argv: Vec<std::ffi::OsString> = vec![
+            "setpriv".into(),
+            format!("--reuid={uid}").into(),
+            format!("--regid={gid}").into(),
+            "--clear-groups".into(),
+            BIN.into(),
+        ];
+        argv.extend(args.iter().map(Into::into));
+        let mut c = in_etc_overlay(&self.etc(), &argv);
+        self.configure(&mut c);
+        c.env_remove("GUARDED_SH_CONFIG");
+        c
+    }
+
     /// Runs the binary with `args` and stdin from `/dev/null`.
     pub fn output(&self, args: &[&str]) -> Output {
         self.command(args).stdin(Stdio::null()).output().unwrap()
@@ -123,6 +175,38 @@ impl Setup {
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("audit line {l:?}: {e}")))
             .collect()
     }
+}
+
+/// A command running `argv` in a private mount namespace where `/etc` is overlaid by `upper`
+/// (root-owned, mode 0755), so a test can give an unprivileged run a configuration at the default
+/// path without changing the host. Without `upper/guarded-sh` the host's `/etc/guarded-sh` is
+/// hidden (a whiteout), so "no configuration" means none. Needs root.
+pub fn in_etc_overlay(upper: &Path, argv: &[std::ffi::OsString]) -> Command {
+    static MOUNTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let hidden = upper.join("guarded-sh");
+    if hidden.symlink_metadata().is_err() {
+        let status = Command::new("mknod")
+            .arg(&hidden)
+            .args(["c", "0", "0"])
+            .status()
+            .unwrap();
+        assert!(status.success(), "mknod {}", hidden.display());
+    }
+    // Each mount its own (empty) work directory, next to the upper layer (the same filesystem).
+    let n = MOUNTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let work = upper.with_file_name(format!("etc-work-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let mut c = Command::new("unshare");
+    c.args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg(
+            "mount -t overlay overlay -o \"lowerdir=/etc,upperdir=$1,workdir=$2\" /etc \
+             || exit 125; shift 2; exec \"$@\"",
+        )
+        .arg("sh")
+        .arg(upper)
+        .arg(&work)
+        .args(argv);
+    c
 }
 
 /// `config` with what the host's defaults point outside `dir` pointed inside it, unless set.

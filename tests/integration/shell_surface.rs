@@ -333,7 +333,8 @@ fn missing_real_shell_is_an_error_not_a_fallback() {
 #[test]
 fn trusted_escape_is_honoured_audited_and_can_be_refused() {
     let critical = "rm -rf \"$GSH_TEST_UNSET_VARIABLE\" 2>/dev/null; echo escaped";
-    let s = setup("");
+    // Strict defaults: the configuration must allow the escape in so many words.
+    let s = setup("[escape]\nallow = true\n");
     let out = s
         .command(&["-c", critical])
         .env("HONEY_RISK_DISABLE", "1")
@@ -354,13 +355,16 @@ fn trusted_escape_is_honoured_audited_and_can_be_refused() {
             "HONEY_RISK_DISABLE={value:?} must not escape"
         );
     }
-    let refused = setup("[escape]\nallow = false\n");
-    let out = refused
-        .command(&["-c", critical])
-        .env("HONEY_RISK_DISABLE", "1")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(126));
+    for config in ["[escape]\nallow = false\n", ""] {
+        let refused = setup(config);
+        let out = refused
+            .command(&["-c", critical])
+            .env("HONEY_RISK_DISABLE", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(126), "{config:?}");
+        assert!(out.stdout.is_empty(), "{config:?}: ran");
+    }
 }
 
 #[test]
