@@ -160,14 +160,24 @@ impl Setup {
         )
     }
 
-    /// Runs the binary as `user` with `args`, stdin from `input` (never a terminal).
+    /// Runs the binary as `user` with `args`, stdin from `input` (never a terminal), and the
+    /// configuration file `config` at the default path of a private `/etc` overlay
+    /// (`GUARDED_SH_CONFIG` is honoured for root only).
     fn run_as(&self, user: &str, config: &str, args: &[&str], input: &str) -> Output {
-        let mut c = Command::new("runuser");
-        c.args(["-u", user, "--", "env", "-i", "PATH=/usr/bin:/bin"])
-            .arg(format!("GUARDED_SH_CONFIG={}", self.path(config).display()))
-            .arg(BIN)
-            .args(args)
-            .current_dir("/")
+        let upper = self.path("etc-upper");
+        std::fs::create_dir_all(upper.join("guarded-sh")).unwrap();
+        for dir in [&upper, &upper.join("guarded-sh")] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::copy(self.path(config), upper.join("guarded-sh/config.toml")).unwrap();
+        let argv: Vec<std::ffi::OsString> = ["runuser", "-u", user, "--", "env", "-i"]
+            .into_iter()
+            .chain(["PATH=/usr/bin:/bin", BIN])
+            .chain(args.iter().copied())
+            .map(Into::into)
+            .collect();
+        let mut c = crate::setup::in_etc_overlay(&upper, &argv);
+        c.current_dir("/")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
