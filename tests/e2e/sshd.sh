@@ -58,7 +58,20 @@ T=$(mktemp -d /tmp/gsh-e2e.XXXXXX)
 chmod 0755 "$T"
 : >"$T/check.log"
 SSHD_PID=""
+CONFIG=/etc/guarded-sh/config.toml
+SAVED_CONFIG=$T/config.toml.saved
+# Puts back the configuration the test replaced for its run, once (see "test configuration").
+restore_config() {
+	if [[ -e $SAVED_CONFIG ]]; then
+		install -d -m 0755 "${CONFIG%/*}"
+		cp -p "$SAVED_CONFIG" "$CONFIG" && rm -f "$SAVED_CONFIG"
+	elif [[ -n ${TEST_CONFIG_INSTALLED-} ]]; then
+		rm -f "$CONFIG"
+	fi
+	TEST_CONFIG_INSTALLED=
+}
 cleanup() {
+	restore_config
 	if [[ -n $SSHD_PID ]]; then kill "$SSHD_PID" 2>/dev/null || true; fi
 	pkill -u "$TUSER" 2>/dev/null || true
 	sleep 0.2
@@ -84,7 +97,8 @@ usermod -p '*' "$TUSER" # not locked: UsePAM no refuses '!'
 THOME=$(getent passwd "$TUSER" | cut -d: -f6)
 
 # Audit to a JSON-lines file (the user's processes append to it), via a test configuration
-# that sshd hands over with SetEnv (trusted: the user cannot change sshd's environment).
+# installed at the default path for the run (GUARDED_SH_CONFIG is honoured for root only): the
+# one there is saved and put back before the uninstall step, and on any exit.
 AUDIT=$T/audit.jsonl
 install -m 0666 /dev/null "$AUDIT"
 cat >"$T/config.toml" <<EOF
@@ -119,6 +133,10 @@ check "install.sh --user: self-test passed and login shell set" \
 check "install.sh removed the retired boot unit and its link" bash -c \
 	"test ! -e '$RETIRED' && test ! -L '/etc/systemd/system/multi-user.target.wants/${RETIRED##*/}'"
 check "install.sh is idempotent" "$REPO/install.sh" --binary "$binary"
+# --- test configuration -----------------------------------------------------------------
+if [[ -e $CONFIG ]]; then cp -p "$CONFIG" "$SAVED_CONFIG"; fi
+TEST_CONFIG_INSTALLED=1
+install -m 0644 -o root -g root "$T/config.toml" "$CONFIG"
 check "install.sh --help shows every mode" bash -c \
 	'out=$("$0" --help 2>&1); for m in "--binary PATH" --uninstall --self-test; do grep -qF -- "$m" <<<"$out" || exit 1; done' \
 	"$REPO/install.sh"
@@ -148,7 +166,6 @@ PermitUserRC no
 PermitUserEnvironment no
 DisableForwarding yes
 Subsystem sftp $SFTP_SERVER
-SetEnv GUARDED_SH_CONFIG=$T/config.toml
 LogLevel ERROR
 EOF
 /usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log"
@@ -214,7 +231,7 @@ check "denied command had no effect (marker survives)" rssh 'test -e ~/marker'
 # panics) in the installed binary, whose release profile aborts on panic: the hook still ends
 # in 126 and nothing runs.
 rc=0
-GUARDED_SH_CONFIG=$T/config.toml "$BIN" -c "touch $T/ran-after-panic; rm -rf /" 2>/dev/full || rc=$?
+"$BIN" -c "touch $T/ran-after-panic; rm -rf /" 2>/dev/full || rc=$?
 check "installed binary: a panic ends in status 126" test "$rc" = 126
 check "installed binary: nothing ran after the panic" test ! -e "$T/ran-after-panic"
 check "audit: the denial is recorded" audit_has 'rm -f ~/marker; curl' deny
@@ -293,7 +310,7 @@ check "audit: git-upload-archive allowed" audit_has "\"command\":\"git-upload-ar
 check "audit: ansible /bin/sh -c wrapper allowed" audit_has '"command":"/bin/sh -c '"'"'echo ~' allow
 check "audit: ansible pipelined python allowed" audit_has "/usr/bin/python3 && sleep 0'" allow
 # become is not configured for the test user; its exact templates are decided as that user.
-as_user() { (cd / && runuser -u "$TUSER" -- env GUARDED_SH_CONFIG="$T/config.toml" "$@"); }
+as_user() { (cd / && runuser -u "$TUSER" -- "$@"); }
 become="/bin/sh -c 'sudo -H -S -n  -u root /bin/sh -c '\"'\"'echo BECOME-SUCCESS-abcdef ; /usr/bin/python3 /home/u/.ansible/tmp/ansible-tmp-1/AnsiballZ_ping.py'\"'\"' && sleep 0'"
 check "ansible become template allowed by the baseline" as_user "$BIN" --check "$become"
 become_pipe="/bin/sh -c 'sudo -H -S -n  -u root /bin/sh -c '\"'\"'echo BECOME-SUCCESS-abcdef ; /usr/bin/python3'\"'\"' && sleep 0'"
@@ -429,6 +446,7 @@ fi
 check "nothing of the test user still runs" bash -c "for _ in \$(seq 30); do pgrep -u $TUSER >/dev/null || exit 0; sleep 0.1; done; pgrep -u $TUSER -a; pkill -u $TUSER; exit 1"
 
 # --- uninstall, then install again (the host is left as the test found it) ------------------
+restore_config
 if "$REPO/install.sh" --uninstall >"$T/uninstall.log" 2>&1; then
 	check "uninstall: the test user has a shell back" test "$(getent passwd "$TUSER" | cut -d: -f7)" != "$BIN"
 	check "uninstall: the binary is gone" test ! -e "$BIN"
