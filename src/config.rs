@@ -336,7 +336,7 @@ fn file_kind(kind: &std::fs::FileType) -> &'static str {
     } else if kind.is_socket() {
         "a socket"
     } else {
-        "not a regular file"
+        "another kind of file"
     }
 }
 
