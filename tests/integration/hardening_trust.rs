@@ -350,3 +350,63 @@ fn review_surface_may_read_the_users_own_policy_directory() {
     let r = as_nobody(&s, &["--check", "ls", "--policy-dir", &dir], &[]);
     assert_eq!(r.code, Some(0), "{}\n{}", r.stdout_text(), r.stderr);
 }
+
+/// Runs `guarded-sh -i` as `nobody` on a terminal (a pty of the test's own; stdout and stderr
+/// too) and returns its status and everything it wrote there.
+fn session_as_nobody(s: &Setup) -> (Option<i32>, String) {
+    use std::io::Read;
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let slave = || std::process::Stdio::from(pty.slave.try_clone().unwrap());
+    let mut c = s.as_user(NOBODY, GROUP, &["-i"]);
+    c.stdin(slave()).stdout(slave()).stderr(slave());
+    let mut child = c.spawn().unwrap();
+    // The command and this process hold the terminal's other end too: the screen ends (EIO)
+    // only once they are closed.
+    drop(c);
+    drop(pty.slave);
+    let mut master = std::fs::File::from(pty.master);
+    let reader = std::thread::spawn(move || {
+        let mut screen = Vec::new();
+        let _ = master.read_to_end(&mut screen);
+        String::from_utf8_lossy(&screen).into_owned()
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "session hung");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.code(), reader.join().unwrap())
+}
+
+/// The session hook is what keeps an interactive session gated: one the user could rewrite (in a
+/// directory they own) starts no shell at all; the same hook root-owned runs (here a stand-in
+/// hook that says so and exits).
+#[test]
+fn session_hook_writable_by_the_gated_user_is_refused() {
+    if skip() {
+        return;
+    }
+    let s = setup("[interactive]\nhook = \"{dir}/hooks/hook.bash\"\n");
+    let hook = s.write("hooks/hook.bash", "echo STAND-IN-HOOK-RAN\nexit 0\n");
+    std::fs::set_permissions(s.path("hooks"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, screen) = session_as_nobody(&s);
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("STAND-IN-HOOK-RAN"), "{screen}");
+
+    give_to_nobody(&s.path("hooks"));
+    let (code, screen) = session_as_nobody(&s);
+    assert_eq!(code, Some(126), "{screen}");
+    assert!(
+        screen.contains(&format!(
+            "session hook: {} is writable by the gated user (uid {NOBODY})",
+            s.path("hooks").display()
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("no ungated shell is started"), "{screen}");
+    assert!(!screen.contains("STAND-IN-HOOK-RAN"), "{screen}");
+    assert!(hook.exists());
+}
