@@ -217,6 +217,20 @@ mod tests {
     }
 
     #[test]
+    fn a_record_is_recorded_only_when_every_configured_sink_took_it() {
+        let delivery = |syslog, file, errors: &[&str]| Delivery {
+            syslog,
+            file,
+            errors: errors.iter().map(|e| e.to_string()).collect(),
+        };
+        assert!(delivery(None, None, &[]).recorded());
+        assert!(delivery(Some(true), Some(true), &[]).recorded());
+        assert!(!delivery(Some(false), Some(true), &["syslog"]).recorded());
+        assert!(!delivery(Some(true), Some(false), &["file"]).recorded());
+        assert!(!delivery(None, None, &["audit record"]).recorded());
+    }
+
+    #[test]
     fn command_is_bounded_on_a_char_boundary() {
         assert_eq!(bounded("héllo", 2), ("h", true));
         assert_eq!(bounded("abc", 10), ("abc", false));
