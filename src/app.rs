@@ -185,19 +185,16 @@ fn decided_record(
     )
 }
 
-/// Writes `record`. When no sink took it, the failure is reported on stderr; false when the
-/// configuration requires a record, or when not even the report could be written (a decision
-/// neither recorded nor reported is not carried out).
+/// Writes `record`. Every sink's failure is reported on stderr, one line each; false when the
+/// configuration requires a record and a configured sink did not take it, or when a failure
+/// could not even be reported (a decision neither recorded nor reported is not carried out).
 fn audited(config: &Config, record: &Record) -> bool {
     let delivery = audit::record(&config.audit, record);
-    if delivery.recorded() {
-        return true;
-    }
     let reported = delivery
         .errors
         .iter()
         .all(|e| say(&format!("guarded-sh: audit: {e}")));
-    reported && !config.audit.required
+    reported && (delivery.recorded() || !config.audit.required)
 }
 
 /// Records a refusal reached before any gate ran, and returns its exit status.

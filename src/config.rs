@@ -126,12 +126,15 @@ pub struct EscapeConfig {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct AuditConfig {
-    /// Send each record to the system log (`/dev/log`, facility authpriv).
+    /// Send each record to the system log (`/dev/log`, facility authpriv), waiting at most
+    /// 200 ms for a reader that stops reading.
     pub syslog: bool,
     pub syslog_socket: PathBuf,
-    /// Also append each record as one JSON line to this file.
+    /// Also append each record as one JSON line to this file: a regular file, not a link, in a
+    /// directory the gated users cannot write (`audit::file` has the trust rule).
     pub file: Option<PathBuf>,
-    /// Deny when no sink could record the decision.
+    /// Deny when any configured sink could not record the decision (each failure is reported
+    /// on stderr either way).
     pub required: bool,
     /// Longest raw command kept in a record, in bytes.
     pub max_command_bytes: usize,

@@ -1,8 +1,8 @@
-//! Faults, through the built binary: an unreadable or corrupt policy cache, a full disk for the
-//! audit file (`/dev/full`), a missing system-log socket, a missing or unusable real shell, a
+//! Faults, through the built binary: an unreadable or corrupt policy cache, a device as the
+//! audit file (`/dev/full`, refused), a missing system-log socket, a missing or unusable real shell, a
 //! policy that loops or recurses, and a panic (forced by making stderr unwritable). Each must end
-//! in a defined verdict with an audit record or a stderr line; `audit.required` denies when no
-//! audit sink took the record; a panic never lets the command run.
+//! in a defined verdict with an audit record or a stderr line; `audit.required` denies when a
+//! configured audit sink did not take the record; a panic never lets the command run.
 
 use crate::setup::{exists, run, Setup, AUDIT_FILE, FORBIDDEN_TOOL as POLICY};
 use guarded_sh::policy::engine::{self, CacheMode, CacheStatus};
@@ -149,6 +149,8 @@ fn special_files_in_the_cache_are_misses_not_hangs() {
     assert_eq!(r.code, Some(0), "FIFO: {}", r.stderr);
 }
 
+/// `/dev/full` as the audit file: a device is refused before anything is written to it (a real
+/// full filesystem, with a torn record, is `audit_sinks::a_short_write_leaves_the_next_record_on_its_own_line`).
 #[test]
 fn full_disk_for_the_audit_file() {
     let cases = [
@@ -157,7 +159,7 @@ fn full_disk_for_the_audit_file() {
             false,
             "touch {dir}/ran",
             0,
-            "guarded-sh: audit: audit file /dev/full: No space left on device",
+            "guarded-sh: audit: audit file /dev/full: is not a regular file (a character device)",
             true,
         ),
         (
@@ -196,7 +198,7 @@ fn full_disk_for_the_audit_file() {
 fn missing_system_log_socket() {
     let cases = [
         // (audit section, exit, stderr must contain ("" = stderr empty), audit file written, ran)
-        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nfile = \"{dir}/audit.jsonl\"\n", 0, "", true, true),
+        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nfile = \"{dir}/audit.jsonl\"\n", 0, "guarded-sh: audit: syslog", true, true),
         ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\n", 0, "guarded-sh: audit: syslog", false, true),
         ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nrequired = true\n", 126, "guarded-sh: denied: the decision could not be audited", false, false),
         ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nfile = \"/dev/full\"\nrequired = true\n", 126, "guarded-sh: denied: the decision could not be audited", false, false),

@@ -1,6 +1,10 @@
 //! Audit: one record per decision (allow, deny, held, escape used, internal error), written and
-//! flushed before exec to the system log (which users cannot forge) and, when configured, as one
-//! JSON line appended to a file. The record's fields are a tested contract.
+//! flushed before exec as one JSON line appended to a file ([`file`]) and to the system log
+//! ([`syslog`], which users cannot forge). The record's fields are a tested contract; every
+//! sink's failure is reported in the [`Delivery`].
+
+mod file;
+mod syslog;
 
 use crate::config::{AuditConfig, Config};
 use crate::context::Context;
@@ -8,9 +12,6 @@ use crate::ir::Analysis;
 use crate::signals::{max_severity, Signal};
 use crate::verdict::{Surface, Verdict};
 use serde::Serialize;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::net::UnixDatagram;
 use std::time::Instant;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -147,7 +148,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// What happened to a record.
+/// What happened to a record: per configured sink, whether it took it; one message per failure.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Delivery {
     pub syslog: Option<bool>,
@@ -156,80 +157,52 @@ pub struct Delivery {
 }
 
 impl Delivery {
-    /// True when at least one configured sink took the record (or none was configured).
+    /// True when every configured sink took the record (or none was configured): with
+    /// `required = true`, anything less denies.
     pub fn recorded(&self) -> bool {
-        let configured = [self.syslog, self.file].iter().flatten().count();
-        configured == 0 || [self.syslog, self.file].iter().flatten().any(|ok| *ok)
+        self.errors.is_empty() && [self.syslog, self.file].iter().flatten().all(|ok| *ok)
     }
 }
 
-/// Writes the record to every configured sink.
+/// Writes the record to every configured sink: the file first, then the system log (whose wait
+/// is bounded), so a stalled reader cannot hold up the file's copy.
 pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
     let mut delivery = Delivery::default();
     let json = match serde_json::to_string(record) {
         Ok(j) => j,
         Err(e) => {
+            delivery.syslog = config.syslog.then_some(false);
+            delivery.file = config.file.as_ref().map(|_| false);
             delivery.errors.push(format!("audit record: {e}"));
             return delivery;
         }
     };
-    if config.syslog {
-        let ok = send_syslog(&config.syslog_socket, record, &json);
-        if let Err(e) = &ok {
-            delivery
-                .errors
-                .push(format!("syslog {}: {e}", config.syslog_socket.display()));
-        }
-        delivery.syslog = Some(ok.is_ok());
-    }
     if let Some(path) = &config.file {
-        let ok = append_line(path, &json);
+        let mut line = Vec::with_capacity(json.len() + 1);
+        line.extend_from_slice(json.as_bytes());
+        line.push(b'\n');
+        let ok = file::append(path, &line, record.uid);
         if let Err(e) = &ok {
-            delivery
-                .errors
-                .push(format!("audit file {}: {e}", path.display()));
+            delivery.errors.push(format!(
+                "audit file {}: {e} [{}]",
+                path.display(),
+                e.reason_id()
+            ));
         }
         delivery.file = Some(ok.is_ok());
     }
-    delivery
-}
-
-fn send_syslog(socket: &std::path::Path, record: &Record, json: &str) -> std::io::Result<()> {
-    // authpriv (10); notice (5) for denials and errors, info (6) otherwise.
-    let severity = if record.verdict.audit_word() == "allow" {
-        6
-    } else {
-        5
-    };
-    let message = format!(
-        "<{}>guarded-sh[{}]: {json}",
-        10 * 8 + severity,
-        std::process::id()
-    );
-    let sock = UnixDatagram::unbound()?;
-    sock.send_to(message.as_bytes(), socket)?;
-    Ok(())
-}
-
-/// Appends one line with a single `write` on an `O_APPEND` descriptor, so concurrent writers
-/// never interleave within a record.
-fn append_line(path: &std::path::Path, json: &str) -> std::io::Result<()> {
-    let mut line = Vec::with_capacity(json.len() + 1);
-    line.extend_from_slice(json.as_bytes());
-    line.push(b'\n');
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o640)
-        .open(path)?;
-    let written = file.write(&line)?;
-    if written != line.len() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::WriteZero,
-            format!("short write ({written} of {} bytes)", line.len()),
-        ));
+    if config.syslog {
+        let ok = syslog::send(&config.syslog_socket, record, &json);
+        if let Err(e) = &ok {
+            delivery.errors.push(format!(
+                "syslog {}: {e} [{}]",
+                config.syslog_socket.display(),
+                e.reason_id()
+            ));
+        }
+        delivery.syslog = Some(ok.is_ok());
     }
-    file.flush()
+    delivery
 }
 
 #[cfg(test)]
@@ -241,6 +214,20 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(20_788), (2026, 12, 1));
+    }
+
+    #[test]
+    fn a_record_is_recorded_only_when_every_configured_sink_took_it() {
+        let delivery = |syslog, file, errors: &[&str]| Delivery {
+            syslog,
+            file,
+            errors: errors.iter().map(|e| e.to_string()).collect(),
+        };
+        assert!(delivery(None, None, &[]).recorded());
+        assert!(delivery(Some(true), Some(true), &[]).recorded());
+        assert!(!delivery(Some(false), Some(true), &["syslog"]).recorded());
+        assert!(!delivery(Some(true), Some(false), &["file"]).recorded());
+        assert!(!delivery(None, None, &["audit record"]).recorded());
     }
 
     #[test]
