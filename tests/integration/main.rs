@@ -9,6 +9,7 @@
 mod setup;
 
 mod advisory_model;
+mod analysis_budget;
 mod approval_flow;
 mod approval_tty;
 mod cases;
