@@ -25,6 +25,7 @@ mod hook_rules;
 mod interactive_server;
 mod interp_robustness;
 mod interp_scripts;
+mod interrupts;
 mod parse_ir;
 mod parse_limits;
 mod parse_plain;
