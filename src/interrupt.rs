@@ -145,7 +145,10 @@ fn wait_for(waited: SigSet) {
         last.duration_us = started.elapsed().as_micros() as u64;
         // At the prompt the cursor is after the question.
         let line_break = if held { "\n" } else { "" };
-        say(&format!("{line_break}guarded-sh: denied: {}", last.verdict.reason));
+        say(&format!(
+            "{line_break}guarded-sh: denied: {}",
+            last.verdict.reason
+        ));
         audit::record(audit, &last);
     }
     die_of(signal, state);

@@ -26,6 +26,7 @@ mod interactive_server;
 mod interp_robustness;
 mod interp_scripts;
 mod interrupts;
+mod load;
 mod parse_ir;
 mod parse_limits;
 mod parse_plain;
