@@ -114,14 +114,18 @@ fn waited_signals() -> SigSet {
 }
 
 /// The signals ignored at start, from `SigIgn` in /proc/self/status (the safe way to read a
-/// disposition); all of ours when it cannot be read, so nothing is taken that should not be.
+/// disposition).
 fn ignored_signals() -> Vec<Signal> {
-    let mask = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
-            u64::from_str_radix(line.trim(), 16).ok()
-        });
+    ignored_in(&std::fs::read_to_string("/proc/self/status").unwrap_or_default())
+}
+
+/// Which of ours a `/proc/PID/status` text says are ignored; all of them when it says nothing
+/// readable, so that nothing is taken that should not be.
+fn ignored_in(status: &str) -> Vec<Signal> {
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok());
     TERMINATING
         .into_iter()
         .filter(|&s| mask.is_none_or(|m| m & (1u64 << (s as i32 - 1)) != 0))
@@ -142,6 +146,7 @@ fn wait_for(waited: SigSet) {
         let held = record.verdict.effect == Effect::Held;
         let mut last = (**record).clone();
         last.verdict = interrupted(signal, held);
+        last.time = audit::now_rfc3339();
         last.duration_us = started.elapsed().as_micros() as u64;
         // At the prompt the cursor is after the question.
         let line_break = if held { "\n" } else { "" };
@@ -170,4 +175,41 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_signals_are_read_from_the_status_mask() {
+        let status = |ign: &str| format!("Name:\tx\nSigBlk:\t0000000000000000\nSigIgn:\t{ign}\n");
+        // SIGHUP is bit 0, SIGINT bit 1, SIGTERM bit 14.
+        assert_eq!(ignored_in(&status("0000000000000000")), vec![]);
+        assert_eq!(
+            ignored_in(&status("0000000000000002")),
+            vec![Signal::SIGINT]
+        );
+        assert_eq!(
+            ignored_in(&status("0000000000004001")),
+            vec![Signal::SIGTERM, Signal::SIGHUP]
+        );
+        assert_eq!(ignored_in("no such line"), TERMINATING.to_vec());
+        assert_eq!(ignored_in(&status("zz")), TERMINATING.to_vec());
+    }
+
+    #[test]
+    fn the_interrupted_verdict_says_what_happened() {
+        let v = interrupted(Signal::SIGTERM, false);
+        assert_eq!((v.effect, v.reason_id), (Effect::Deny, REASON_ID));
+        assert_eq!(
+            v.reason,
+            "interrupted by SIGTERM before a decision; nothing was run"
+        );
+        let held = interrupted(Signal::SIGINT, true);
+        assert_eq!(
+            held.reason,
+            "interrupted by SIGINT while waiting for approval; nothing was run"
+        );
+    }
 }
