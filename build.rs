@@ -31,17 +31,25 @@ fn git_commit() -> Option<String> {
     if Path::new(&top).canonicalize().ok()? != Path::new(&here).canonicalize().ok()? {
         return None;
     }
+    let branch =
+        git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git(&["rev-parse", "--git-path", &r]));
+    // A branch only in packed-refs (a fresh clone) gets its own file on the next commit: until
+    // then its directory is watched. (A path that does not exist would rerun every build.)
+    let branch = branch.and_then(|b| {
+        let file = Path::new(&b);
+        let watched = if file.exists() { file } else { file.parent()? };
+        Some(watched.display().to_string())
+    });
     for watched in [
         git(&["rev-parse", "--git-path", "HEAD"]),
-        git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git(&["rev-parse", "--git-path", &r])),
         git(&["rev-parse", "--git-path", "packed-refs"]),
+        branch,
     ]
     .into_iter()
     .flatten()
+    .filter(|p| Path::new(p).exists())
     {
-        if Path::new(&watched).exists() {
-            println!("cargo:rerun-if-changed={watched}");
-        }
+        println!("cargo:rerun-if-changed={watched}");
     }
     git(&["rev-parse", "--short=7", "HEAD"])
 }
