@@ -84,6 +84,17 @@ pub fn run(args: &[OsString]) -> i32 {
         login: call.login,
         ..ctx
     };
+    // Reading the script (a file, or a stdin that is not a terminal) is part of the decision.
+    let reading = match &call.mode {
+        invocation::ShellMode::Script { .. } => Some(Surface::Script),
+        invocation::ShellMode::Stdin { .. } if !ctx.stdin_tty => Some(Surface::Stdin),
+        invocation::ShellMode::Command { .. } | invocation::ShellMode::Stdin { .. } => None,
+    };
+    if let Some(surface) = reading {
+        let undecided = Verdict::deny(Stage::Error, interrupt::REASON_ID, "");
+        let undecided = Record::new(&ctx, &config, surface, "", undecided, started);
+        interrupt::deciding(&undecided, &config.audit, started);
+    }
     let (surface, text, mut exec) = match shell::plan(&ctx, &config, &call) {
         Ok(Plan::Gate {
             surface,

@@ -145,6 +145,26 @@ fn a_signal_while_the_gate_reads_a_program_from_stdin_ends_with_a_record() {
     assert_interrupted(&s, status, &stderr, Signal::SIGTERM, "before a decision");
 }
 
+/// Held while guarded-sh reads the script itself from a stdin pipe that stays open.
+#[test]
+fn a_signal_while_a_script_is_read_from_stdin_ends_with_a_record() {
+    let s = Setup::with("[policy]\nenabled = false\n");
+    let mut c = s.command(&["-s"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::null());
+    let mut w = Watched::spawn(c);
+    let mut stdin = w.child.stdin.take().unwrap();
+    stdin
+        .write_all(s.expand("touch {dir}/ran\n").as_bytes())
+        .unwrap();
+    w.wait_for("stage=\"invocation\"");
+    std::thread::sleep(Duration::from_millis(300));
+    w.signal(Signal::SIGHUP);
+    let (status, stderr) = w.finish();
+    drop(stdin);
+    assert_interrupted(&s, status, &stderr, Signal::SIGHUP, "before a decision");
+    assert_eq!(s.audit().last().unwrap()["mode"], "stdin");
+}
+
 /// Ctrl-C at the terminal confirmation: the held record, then the final deny under the same
 /// decision id; the process dies of SIGINT, so a calling shell stops too.
 #[test]
