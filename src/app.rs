@@ -13,7 +13,7 @@ use crate::stdin_program::StdinProgram;
 use crate::verdict::{
     exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED, EXIT_REVIEW_ALLOW, EXIT_USAGE,
 };
-use crate::{approval, diagnostics, interactive, payload, review, trust};
+use crate::{approval, diagnostics, interactive, interrupt, payload, review, trust};
 use std::ffi::OsString;
 use std::time::Instant;
 use tracing::debug;
@@ -21,6 +21,8 @@ use tracing::debug;
 /// Runs guarded-sh for `args`; returns only the exit status of what did not exec.
 pub fn run(args: &[OsString]) -> i32 {
     let started = Instant::now();
+    // First, before any thread: a signal from here on ends a decision with a record.
+    interrupt::arm();
     let ctx = Context::capture();
     let parsed = invocation::parse(args);
     diagnostics::init(
@@ -61,6 +63,11 @@ pub fn run(args: &[OsString]) -> i32 {
             );
         }
     };
+    // Only a gated command is recorded when a signal cuts it short: the review, admin and
+    // session surfaces run nothing themselves (the session hook allows only on an answer).
+    if !matches!(invocation, Invocation::Shell(_)) {
+        interrupt::release();
+    }
     let call = match invocation {
         Invocation::Shell(call) => call,
         Invocation::Review(r) => return review::run(&ctx, &config, &r),
@@ -76,6 +83,17 @@ pub fn run(args: &[OsString]) -> i32 {
         login: call.login,
         ..ctx
     };
+    // Reading the script (a file, or a stdin that is not a terminal) is part of the decision.
+    let reading = match &call.mode {
+        invocation::ShellMode::Script { .. } => Some(Surface::Script),
+        invocation::ShellMode::Stdin { .. } if !ctx.stdin_tty => Some(Surface::Stdin),
+        invocation::ShellMode::Command { .. } | invocation::ShellMode::Stdin { .. } => None,
+    };
+    if let Some(surface) = reading {
+        let undecided = Verdict::deny(Stage::Error, interrupt::REASON_ID, "");
+        let undecided = Record::new(&ctx, &config, surface, "", undecided, started);
+        interrupt::deciding(&undecided, &config.audit, started);
+    }
     let (surface, text, mut exec) = match shell::plan(&ctx, &config, &call) {
         Ok(Plan::Gate {
             surface,
@@ -104,8 +122,13 @@ pub fn run(args: &[OsString]) -> i32 {
         overrides: &overrides,
         stdin: stdin.as_ref(),
     };
+    let undecided = Verdict::deny(Stage::Error, interrupt::REASON_ID, "");
+    let undecided = Record::new(&ctx, &config, surface, &text, undecided, started);
+    interrupt::deciding(&undecided, &config.audit, started);
     let mut assessment = gate::decide(&ctx, &config, &request);
     let mut record = decided_record(&ctx, &config, &request, &assessment, started);
+    record.decision_id = undecided.decision_id;
+    interrupt::deciding(&record, &config.audit, started);
     if !audited(&config, &record) {
         say("guarded-sh: denied: the decision could not be audited");
         return EXIT_DENIED;
@@ -136,6 +159,7 @@ pub fn run(args: &[OsString]) -> i32 {
 /// against the same decision.
 fn exec_or_record_failure(config: &Config, exec: &ShellExec, mut record: Record) -> i32 {
     debug!(stage = "exec", program = %exec.program.display(), args = ?exec.args);
+    interrupt::release();
     let error = exec::exec(exec);
     let reason = format!("cannot run {}: {error}", exec.program.display());
     say(&format!("guarded-sh: {reason}"));

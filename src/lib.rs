@@ -24,6 +24,7 @@ pub(crate) mod exec;
 pub mod gate;
 pub(crate) mod interactive;
 pub mod interp;
+pub(crate) mod interrupt;
 pub mod invocation;
 pub(crate) mod ir;
 pub mod parse;

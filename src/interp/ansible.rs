@@ -72,9 +72,9 @@ pub fn analyse(code: &Code, text: &str, limits: &Limits) -> Result<ProgramAnalys
             known: lines.is_some(),
         }),
     };
-    let (timed_out, exhausted) = if own.len() > limits.max_code_bytes {
+    let (timed_out, over_steps, exhausted) = if own.len() > limits.max_code_bytes {
         report.too_large = true;
-        (false, false)
+        (false, false, false)
     } else {
         let out = python::analyse(&own, limits);
         report.parse_incomplete = out.parse_incomplete;
@@ -84,12 +84,13 @@ pub fn analyse(code: &Code, text: &str, limits: &Limits) -> Result<ProgramAnalys
             .filter(|f| !is_template_finding(f))
             .collect();
         runs.extend(out.runs);
-        (out.timed_out, out.exhausted)
+        (out.timed_out, out.over_steps, out.exhausted)
     };
     Ok(ProgramAnalysis {
         report,
         runs,
         timed_out,
+        over_steps,
         exhausted,
     })
 }

@@ -29,6 +29,8 @@ pub(crate) struct Output {
     pub runs: Vec<Run>,
     pub parse_incomplete: bool,
     pub timed_out: bool,
+    /// Parsing took more than `Limits::max_parse_steps`.
+    pub over_steps: bool,
     /// A node or evaluation bound stopped the analysis before the end of the program.
     pub exhausted: bool,
 }
@@ -89,6 +91,7 @@ fn analyse_program(code: &Code, limits: &Limits) -> ProgramAnalysis {
                 report,
                 runs: Vec::new(),
                 timed_out: false,
+                over_steps: false,
                 exhausted: false,
             }
         }
@@ -103,6 +106,7 @@ fn analyse_program(code: &Code, limits: &Limits) -> ProgramAnalysis {
         report,
         runs: out.runs,
         timed_out: out.timed_out,
+        over_steps: out.over_steps,
         exhausted: out.exhausted,
     }
 }

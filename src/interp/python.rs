@@ -6,9 +6,8 @@
 use super::pybind::preorder;
 use super::pyvalue::{Scope, Val};
 use super::{Finding, Output, Run};
-use crate::ir::Limits;
+use crate::ir::{Limit, Limits, ParseBudget};
 use crate::parse::split_words;
-use std::time::Instant;
 use tree_sitter::{Node, Parser};
 
 /// How deep `exec("…")` of literal Python is followed.
@@ -17,12 +16,12 @@ const MAX_EXEC_DEPTH: usize = 4;
 /// Analyses Python source `text`.
 pub fn analyse(text: &str, limits: &Limits) -> Output {
     let mut out = Output::default();
-    let started = Instant::now();
-    source(text, limits, started, 0, &mut out);
+    let mut budget = ParseBudget::new(limits);
+    source(text, limits, &mut budget, 0, &mut out);
     out
 }
 
-fn source(text: &str, limits: &Limits, started: Instant, depth: usize, out: &mut Output) {
+fn source(text: &str, limits: &Limits, budget: &mut ParseBudget, depth: usize, out: &mut Output) {
     let mut parser = Parser::new();
     if parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -31,14 +30,16 @@ fn source(text: &str, limits: &Limits, started: Instant, depth: usize, out: &mut
         out.parse_incomplete = true;
         return;
     }
-    let max_millis = limits.max_millis;
-    let mut cancel =
-        |_: &tree_sitter::ParseState| started.elapsed().as_millis() as u64 > max_millis;
+    let mut cancel = |_: &tree_sitter::ParseState| budget.step();
     let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
     let bytes = text.as_bytes();
     let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
-    let Some(tree) = parser.parse_with_options(&mut read, None, Some(options)) else {
-        out.timed_out = true;
+    let parsed = parser.parse_with_options(&mut read, None, Some(options));
+    let Some(tree) = parsed else {
+        match budget.crossed() {
+            Limit::Steps { .. } => out.over_steps = true,
+            _ => out.timed_out = true,
+        }
         return;
     };
     let root = tree.root_node();
@@ -57,7 +58,7 @@ fn source(text: &str, limits: &Limits, started: Instant, depth: usize, out: &mut
     let exec = std::mem::take(&mut walker.exec);
     for code in exec {
         if depth < MAX_EXEC_DEPTH {
-            source(&code, limits, started, depth + 1, out);
+            source(&code, limits, budget, depth + 1, out);
         }
     }
 }

@@ -240,10 +240,23 @@ fn usage_error(e: &clap::Error) -> UsageError {
 pub fn document(invocation: &Invocation) -> Option<String> {
     Some(match invocation {
         Invocation::Help => format!("{}\n", command().render_help().to_string().trim_end()),
-        Invocation::Version => command().render_version(),
+        Invocation::Version => version(),
         Invocation::Completions(shell) => completions(*shell),
         _ => return None,
     })
+}
+
+/// `guarded-sh VERSION (commit HASH, policy cache MAGIC, regorus VERSION)`: what a binary is
+/// and which compiled-policy cache files it reads and writes. The commit is "unknown" for a
+/// build outside a git checkout (build.rs).
+pub fn version() -> String {
+    let cache = String::from_utf8_lossy(crate::policy::cache::MAGIC);
+    format!(
+        "{NAME} {} (commit {}, policy cache {cache}, regorus {})\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("GUARDED_SH_COMMIT"),
+        env!("GUARDED_SH_REGORUS"),
+    )
 }
 
 /// The completion script for `shell`, covering the review and admin options.

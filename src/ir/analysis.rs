@@ -39,6 +39,9 @@ pub struct Analysis {
     pub parse_errors: Vec<String>,
     /// Bounds crossed; the gate fails closed on any.
     pub limits: Vec<Limit>,
+    /// tree-sitter-bash parser steps this analysis spent (`Limits::max_parse_steps`; each
+    /// Python program's are counted on its own budget): 0 for a plain command line.
+    pub parse_steps: u64,
     /// Shell strings that could not be resolved statically (`bash -c "$x"`, `eval "$y"`), with
     /// the command that runs them.
     pub dynamic_code: Vec<(usize, String)>,

@@ -15,7 +15,13 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most levels of shell strings inside shell strings (`bash -c "sh -c '…'"`).
     pub max_nesting: usize,
-    /// Wall-clock budget for parsing and lowering, in milliseconds.
+    /// Most parser steps for the text and everything nested in it, each Python program on its
+    /// own budget. A step is tree-sitter's unit between two progress checks (100 parse
+    /// operations), so the bound is the same work on an idle or a loaded machine. A plain
+    /// command line takes none; a 100 KiB script a few thousand.
+    pub max_parse_steps: u64,
+    /// Wall-clock backstop for parsing and lowering, in milliseconds: generous, since the step
+    /// and node bounds decide; only a machine stalled for this long reaches it.
     pub max_millis: u64,
     /// Most pipe operators in one text, counted before parsing: tree-sitter-bash is quadratic
     /// on some long pipelines (`echo -x | cat | cat …`) and does not stop on time inside them.
@@ -35,7 +41,8 @@ impl Default for Limits {
             max_nodes: 400_000,
             max_depth: 256,
             max_nesting: 8,
-            max_millis: 1_000,
+            max_parse_steps: 20_000,
+            max_millis: 10_000,
             max_pipes: 1_024,
             max_code_bytes: 64 * 1024,
             max_payload_bytes: 8 << 20,
@@ -52,6 +59,10 @@ pub enum Limit {
     },
     Time {
         max_ms: u64,
+    },
+    /// More parser steps than `Limits::max_parse_steps`.
+    Steps {
+        max: u64,
     },
     Nodes {
         max: usize,

@@ -3,6 +3,7 @@
 //! builds it, `interp` fills in the programs, `signals` reads it; this module imports none of them.
 
 mod analysis;
+mod budget;
 mod command;
 mod limits;
 mod program;
@@ -10,6 +11,7 @@ mod static_text;
 mod word;
 
 pub use analysis::{Analysis, Function, Pipeline, ProcessSubstitution};
+pub use budget::ParseBudget;
 pub use command::{Command, Context, Redirect, Stdin, Substitution, Via};
 pub use limits::{Limit, Limits};
 pub use program::{

@@ -129,6 +129,8 @@ pub struct ProgramAnalysis {
     pub runs: Vec<Run>,
     /// Parsing ran out of time (recorded as the analysis time limit).
     pub timed_out: bool,
+    /// Parsing took more than `Limits::max_parse_steps` (recorded as that limit).
+    pub over_steps: bool,
     /// A node or evaluation bound stopped the analysis early (recorded as a node limit).
     pub exhausted: bool,
 }

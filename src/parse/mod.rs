@@ -38,6 +38,7 @@ pub fn analyse(
 ) -> Analysis {
     let mut lowerer = lower::Lowerer::new(limits, interpreters, read);
     lowerer.script(text, &Context::default(), None);
+    lowerer.out.parse_steps = lowerer.parse_steps();
     lowerer.out
 }
 
@@ -51,5 +52,6 @@ pub fn analyse_grammar_only(
 ) -> Analysis {
     let mut lowerer = lower::Lowerer::grammar_only(limits, interpreters, read);
     lowerer.script(text, &Context::default(), None);
+    lowerer.out.parse_steps = lowerer.parse_steps();
     lowerer.out
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// Leading bytes of every cache file; bump the digit when the header layout or what the payload
 /// holds changes (it is part of the key, so files of the old form are left unused, and the next
 /// write prunes them). 03: programs without their Rego sources; 04: nor instruction spans.
-const MAGIC: &[u8; 8] = b"GSHRVM04";
+pub(crate) const MAGIC: &[u8; 8] = b"GSHRVM04";
 /// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 64 + 32 + 8;
 /// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).

@@ -72,7 +72,7 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn own_help_version_and_completions_when_called_as_guarded_sh() {
     let s = Setup::new();
-    let version = format!("guarded-sh {}\n", env!("CARGO_PKG_VERSION"));
+    let version = format!("guarded-sh {} (commit ", env!("CARGO_PKG_VERSION"));
     // (argv, a line stdout must hold)
     let table: &[(&[&str], &str)] = &[
         (&["--help"], "Usage: guarded-sh"),
@@ -120,7 +120,81 @@ fn own_help_version_and_completions_when_called_as_guarded_sh() {
     ] {
         assert!(help.contains(option), "--help lacks {option}:\n{help}");
     }
-    assert_eq!(text(&s.run(&["--version"]).stdout), version);
+    assert!(text(&s.run(&["--version"]).stdout).starts_with(&version));
+}
+
+/// `--version` names the commit the binary was built from (this checkout's HEAD: build.rs
+/// reruns when it moves) and the format of the policy cache files it writes, so mixed versions
+/// sharing a cache can be told apart.
+#[test]
+fn version_names_the_commit_and_the_cache_format_it_writes() {
+    let s = Setup::new();
+    s.s.config(
+        "config.toml",
+        "[audit]\nsyslog = false\nfile = \"{dir}/audit.jsonl\"\n[policy]\ndir = \"{dir}/policies\"\n\
+         cache_dir = \"{dir}/cache\"\nallow_env_dir = false\n",
+    );
+    s.s.write("policies/p.rego", crate::setup::FORBIDDEN_TOOL);
+    std::fs::create_dir_all(s.path("cache")).unwrap();
+    let out = s.run(&["--version"]);
+    let line = text(&out.stdout);
+    let re_words: Vec<&str> = line
+        .trim_end()
+        .trim_end_matches(')')
+        .split([' ', ',', '('])
+        .filter(|w| !w.is_empty())
+        .collect();
+    // guarded-sh VERSION commit HASH policy cache MAGIC regorus VERSION
+    assert_eq!(re_words.len(), 9, "{line:?}");
+    assert_eq!(
+        (
+            re_words[0],
+            re_words[1],
+            re_words[2],
+            re_words[4],
+            re_words[5],
+            re_words[7]
+        ),
+        (
+            "guarded-sh",
+            env!("CARGO_PKG_VERSION"),
+            "commit",
+            "policy",
+            "cache",
+            "regorus"
+        ),
+        "{line:?}"
+    );
+    let head = std::process::Command::new("git")
+        .args(["-C", crate::setup::REPO, "rev-parse", "--short=7", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| text(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    assert_eq!(re_words[3], head, "{line:?}");
+    // The cache file a run writes starts with the format --version names.
+    let run = s.run(&["-c", "true"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let files: Vec<_> = std::fs::read_dir(s.path("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let bytes = std::fs::read(&files[0]).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&bytes[..8]),
+        re_words[6],
+        "{line:?} vs {}",
+        files[0].display()
+    );
+    assert!(
+        re_words[8]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit()),
+        "{line:?}"
+    );
 }
 
 #[test]

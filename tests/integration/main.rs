@@ -9,6 +9,7 @@
 mod setup;
 
 mod advisory_model;
+mod analysis_budget;
 mod approval_flow;
 mod approval_tty;
 mod audit_sinks;
@@ -25,6 +26,8 @@ mod hook_rules;
 mod interactive_server;
 mod interp_robustness;
 mod interp_scripts;
+mod interrupts;
+mod load;
 mod parse_ir;
 mod parse_limits;
 mod parse_plain;

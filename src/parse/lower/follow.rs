@@ -114,6 +114,11 @@ impl Lowerer<'_> {
                 max_ms: self.limits.max_millis,
             });
         }
+        if analysed.over_steps {
+            self.limit(Limit::Steps {
+                max: self.limits.max_parse_steps,
+            });
+        }
         if analysed.exhausted {
             self.limit(Limit::Nodes {
                 max: self.limits.max_nodes,

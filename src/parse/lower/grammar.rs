@@ -1,17 +1,14 @@
-//! tree-sitter-bash under the time budget: the parser, made once per analysis, and the decoding
+//! tree-sitter-bash under the parse budget (steps counted, a wall-clock backstop): the parser, made once per analysis, and the decoding
 //! that keeps non-ASCII code points away from the grammar's C `ctype` calls.
 
 use super::Lowerer;
-use crate::ir::Limit;
 use tree_sitter::{Parser, Tree};
 
 impl Lowerer<'_> {
-    /// Parses `text` under the time budget; `None` (recorded) when it ran out.
+    /// Parses `text` under the parse budget; `None` (recorded) when it ran out.
     pub(super) fn parse(&mut self, text: &str) -> Option<Tree> {
-        let started = self.started;
-        let max_millis = self.limits.max_millis;
-        let mut cancel =
-            |_: &tree_sitter::ParseState| started.elapsed().as_millis() as u64 > max_millis;
+        let budget = &mut self.budget;
+        let mut cancel = |_: &tree_sitter::ParseState| budget.step();
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut cancel);
         let bytes = text.as_bytes();
         let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
@@ -25,7 +22,7 @@ impl Lowerer<'_> {
         let tree =
             parser.parse_custom_encoding::<CtypeSafeUtf8, _, _>(&mut read, None, Some(options));
         if tree.is_none() {
-            self.limit(Limit::Time { max_ms: max_millis });
+            self.limit(self.budget.crossed());
             self.stopped = true;
         }
         tree

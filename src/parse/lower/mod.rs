@@ -1,5 +1,5 @@
 //! Lowering: tree-sitter-bash syntax trees into the IR. This file holds the state of one
-//! analysis, its bounds (bytes, pipes, nodes, tree depth, time) and the entry for each text;
+//! analysis, its bounds (bytes, pipes, nodes, tree depth, parser steps, a wall-clock backstop) and the entry for each text;
 //! the walk over structure, commands, words and what they run live in the files below.
 
 mod assign;
@@ -14,9 +14,8 @@ mod vars;
 mod word;
 
 use super::{recover, Interpreters, ReadScript};
-use crate::ir::{Analysis, Context, Limit, Limits, Redirect, Stdin};
+use crate::ir::{Analysis, Context, Limit, Limits, ParseBudget, Redirect, Stdin};
 use scripts::Scripts;
-use std::time::Instant;
 use tree_sitter::{Node, Parser};
 use vars::Vars;
 
@@ -35,7 +34,8 @@ pub(crate) struct Lowerer<'l> {
     scripts: Scripts<'l>,
     /// Made on the first text that needs the grammar (a plain command line does not).
     parser: Option<Parser>,
-    started: Instant,
+    /// Parser steps and the wall-clock backstop, for every text of this analysis together.
+    budget: ParseBudget,
     nodes: usize,
     stopped: bool,
     vars: Vars,
@@ -72,7 +72,7 @@ impl<'l> Lowerer<'l> {
             interpreters,
             scripts: Scripts::new(read),
             parser: None,
-            started: Instant::now(),
+            budget: ParseBudget::new(limits),
             nodes: 0,
             stopped: false,
             vars: Vars::default(),
@@ -102,7 +102,12 @@ impl<'l> Lowerer<'l> {
     }
 
     fn over_time(&self) -> bool {
-        self.started.elapsed().as_millis() as u64 > self.limits.max_millis
+        self.budget.over_time()
+    }
+
+    /// Parser steps spent so far by this analysis.
+    pub(crate) fn parse_steps(&self) -> u64 {
+        self.budget.steps()
     }
 
     /// Parses and lowers `text` as a shell script at nesting `depth` under `base`.
