@@ -11,6 +11,7 @@ mod setup;
 mod advisory_model;
 mod approval_flow;
 mod approval_tty;
+mod bounded_reads;
 mod cases;
 mod classes;
 mod cli;
