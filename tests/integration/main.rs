@@ -15,6 +15,7 @@ mod bounded_reads;
 mod cases;
 mod classes;
 mod cli;
+mod fidelity;
 mod hardening_backtrace;
 mod hardening_bounds;
 mod hardening_concurrency;
