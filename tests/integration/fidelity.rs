@@ -193,3 +193,38 @@ fn a_missing_script_is_127_with_the_shells_message() {
     assert_eq!(records[0]["reason_id"], "input.missing");
     assert!(!Path::new(&missing).exists());
 }
+
+/// A script the user cannot read ends as bash ends it: 126 and bash's message (needs root, to
+/// run as `nobody`; as anyone else it skips, saying so).
+#[test]
+fn an_unreadable_script_is_126_with_the_shells_message() {
+    if !crate::setup::is_root() {
+        eprintln!("SKIP fidelity: needs root to run a script as an unprivileged user");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let s = setup();
+    let script = s.write("secret.sh", "echo ran\n");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o000)).unwrap();
+    for path in [s.dir.path(), &s.path("config.toml")] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(
+        s.path("config.toml"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let as_nobody = |shell: &str| {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", shell])
+            .arg(&script);
+        s.configure(&mut c);
+        run(c, b"", Duration::from_secs(20), false)
+    };
+    let (want, got) = (as_nobody("bash"), as_nobody(BIN));
+    assert_eq!(want.code, Some(126), "{}", want.stderr);
+    assert_eq!(
+        (got.code, normalized(&got.stderr), got.stdout_text()),
+        (want.code, normalized(&want.stderr), want.stdout_text())
+    );
+}
