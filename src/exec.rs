@@ -9,8 +9,10 @@
 //!   record of the old disposition, and `Command::exec` sets SIG_DFL. A caller's ignored SIGPIPE
 //!   is therefore lost (`trap '' PIPE`: `yes | head` is killed, 141, rather than failing with
 //!   EPIPE, 1). Keeping it needs code that runs before std's init: `-Zon-broken-pipe=inherit` is
-//!   nightly-only (rustc 1.95), and an `.init_array` constructor needs `link_section`, which the
-//!   crate's `forbid(unsafe_code)` forbids.
+//!   nightly-only (rustc 1.95: "the option `Z` is only accepted on the nightly compiler"), and an
+//!   `.init_array` constructor (its body can be safe: it reads `/proc/self/status`) needs a
+//!   `#[link_section]` static, which `forbid(unsafe_code)` rejects ("declaration of a static
+//!   with `link_section`").
 //! - A closed fd 0, 1 or 2 is open on `/dev/null` for the real shell: std's init opens
 //!   `/dev/null` on each closed standard descriptor before `main` (`sanitize_standard_fds`, no
 //!   `O_CLOEXEC`) and records nothing, so it cannot be told from a `/dev/null` the caller gave
