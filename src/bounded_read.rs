@@ -1,6 +1,6 @@
 //! Reads the gate makes of a file or of its own stdin, each bounded in bytes and in time: a
-//! named file is opened non-blocking and read only when it is a regular file (a FIFO, device or
-//! directory is refused at once, never waited on); stdin is read with `poll` against a deadline.
+//! named file is opened non-blocking, a regular file read up to its bound, a pipe (stdin, a FIFO,
+//! `<(…)`) with `poll` against a deadline; a device, directory or socket is refused unread.
 
 use nix::errno::Errno;
 use std::io::Read;
@@ -57,9 +57,33 @@ fn io_reason(e: &std::io::Error) -> String {
 }
 
 /// The whole of the regular file `path`, at most `max` bytes, with no NUL byte. Opened
-/// non-blocking, so a FIFO with no writer (or a stalled one) cannot hold the read: its type is
-/// checked on the open descriptor before anything is read, and only a regular file is read.
+/// non-blocking, so a FIFO cannot hold the open: its type is checked on the open descriptor
+/// before anything is read, and anything but a regular file is refused unread.
 pub fn regular_file(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
+    let (file, kind) = open(path)?;
+    if !kind.is_file() {
+        return Err(ReadError::NotRegular(kind_name(&kind)));
+    }
+    read_regular(file, max)
+}
+
+/// The whole of the script `path`, at most `max` bytes, with no NUL byte: a regular file as
+/// [`regular_file`] reads it, a pipe (a FIFO, `<(…)`) as [`stdin`] reads stdin, to its end
+/// within `wait`; anything else is refused unread.
+pub fn script(path: &Path, max: usize, wait: Duration) -> Result<Vec<u8>, ReadError> {
+    use std::os::unix::fs::FileTypeExt;
+    let (file, kind) = open(path)?;
+    if kind.is_fifo() {
+        return stream(&file, max, wait);
+    }
+    if !kind.is_file() {
+        return Err(ReadError::NotRegular(kind_name(&kind)));
+    }
+    read_regular(file, max)
+}
+
+/// `path` opened for reading without blocking (nor taking a controlling terminal), and its type.
+fn open(path: &Path) -> Result<(std::fs::File, std::fs::FileType), ReadError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
@@ -69,9 +93,10 @@ pub fn regular_file(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
             _ => ReadError::Io(e),
         })?;
     let kind = file.metadata().map_err(ReadError::Io)?.file_type();
-    if !kind.is_file() {
-        return Err(ReadError::NotRegular(kind_name(&kind)));
-    }
+    Ok((file, kind))
+}
+
+fn read_regular(file: std::fs::File, max: usize) -> Result<Vec<u8>, ReadError> {
     let mut buf = Vec::new();
     file.take(max as u64 + 1)
         .read_to_end(&mut buf)
@@ -98,11 +123,16 @@ fn kind_name(kind: &std::fs::FileType) -> &'static str {
 }
 
 /// All of this process's stdin up to its end, at most `max` bytes, with no NUL byte, within
-/// `wait` in all: each read waits in `poll` for what is left of the deadline, so a pipe that
-/// stays open or trickles ends in [`ReadError::TimedOut`], never a blocking read.
+/// `wait` in all ([`stream`]).
 pub fn stdin(max: usize, wait: Duration) -> Result<Vec<u8>, ReadError> {
+    stream(&std::io::stdin(), max, wait)
+}
+
+/// All of `fd` up to its end, at most `max` bytes, with no NUL byte, within `wait` in all: each
+/// read waits in `poll` for what is left of the deadline, so a pipe that stays open, trickles or
+/// never gets a writer ends in [`ReadError::TimedOut`], never in a blocking read.
+fn stream(fd: &impl AsFd, max: usize, wait: Duration) -> Result<Vec<u8>, ReadError> {
     let started = Instant::now();
-    let stdin = std::io::stdin();
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
@@ -111,10 +141,10 @@ pub fn stdin(max: usize, wait: Duration) -> Result<Vec<u8>, ReadError> {
         if millis == 0 {
             return Err(ReadError::TimedOut(wait));
         }
-        if !readable(&stdin, millis)? {
+        if !readable(fd, millis)? {
             continue;
         }
-        match nix::unistd::read(stdin.as_fd(), &mut chunk) {
+        match nix::unistd::read(fd.as_fd(), &mut chunk) {
             Ok(0) => return checked(buf, max),
             Ok(n) => {
                 buf.extend_from_slice(&chunk[..n]);

@@ -72,7 +72,8 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Re
         }
         ShellMode::Script { path, operands } => {
             let max = config.limits.max_bytes.min(MAX_ARG_TEXT);
-            let bytes = bounded_read::regular_file(path, max)
+            let wait = Duration::from_secs(config.limits.max_pipe_seconds);
+            let bytes = bounded_read::script(path, max, wait)
                 .map_err(|e| script_refusal(call, &real_shell(config, call.name), path, e))?;
             // `-c CONTENT PATH ARGS…` keeps `$0`.
             let mut args = call.options.clone();
@@ -95,7 +96,7 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Re
         ShellMode::Stdin { operands } => {
             // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole.
             let max = config.interactive.max_stdin_bytes.min(MAX_ARG_TEXT);
-            let wait = Duration::from_secs(config.limits.max_stdin_seconds);
+            let wait = Duration::from_secs(config.limits.max_pipe_seconds);
             let bytes = bounded_read::stdin(max, wait)
                 .map_err(|e| Refusal::denied(Surface::Stdin, stdin_verdict(e)))?;
             let content = String::from_utf8_lossy(&bytes).into_owned();

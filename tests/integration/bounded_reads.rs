@@ -31,20 +31,40 @@ fn one_record(s: &Setup, reason_id: &str) {
 }
 
 #[test]
-fn a_script_operand_that_is_not_a_regular_file_is_refused_at_once() {
-    // (name guarded-sh is called as, operand, what the message calls it)
-    let cases: &[(&str, &str, &str)] = &[
-        ("guarded-sh", "{dir}/fifo", "is a FIFO, not a regular file"),
-        ("sh", "{dir}/fifo", "is a FIFO, not a regular file"),
+fn a_script_operand_that_is_not_a_regular_file_ends_in_a_decision_within_its_bound() {
+    // (name guarded-sh is called as, operand, the message after `script OPERAND `, reason id);
+    // a FIFO is a pipe, read to its end within [limits] max_pipe_seconds: this one never gets a
+    // writer.
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "guarded-sh",
+            "{dir}/fifo",
+            "did not end within 1 s",
+            "input.timed_out",
+        ),
+        (
+            "sh",
+            "{dir}/fifo",
+            "did not end within 1 s",
+            "input.timed_out",
+        ),
         (
             "guarded-sh",
             "/dev/zero",
             "is a character device, not a regular file",
+            "input.not_regular",
         ),
-        ("guarded-sh", "{dir}", "is a directory, not a regular file"),
+        (
+            "guarded-sh",
+            "{dir}",
+            "is a directory, not a regular file",
+            "input.not_regular",
+        ),
     ];
-    for (name, operand, message) in cases {
-        let s = Setup::with("[policy]\nenabled = false\n[shells]\nsh = \"/bin/dash\"\n");
+    for (name, operand, message, reason_id) in cases {
+        let s = Setup::with(
+            "[policy]\nenabled = false\n[limits]\nmax_pipe_seconds = 1\n[shells]\nsh = \"/bin/dash\"\n",
+        );
         mkfifo(&s.path("fifo"));
         std::os::unix::fs::symlink(BIN, s.path("sh")).unwrap();
         let program = if *name == "sh" {
@@ -67,8 +87,34 @@ fn a_script_operand_that_is_not_a_regular_file_is_refused_at_once() {
             "{at}: {}",
             r.stderr
         );
-        one_record(&s, "input.not_regular");
+        one_record(&s, reason_id);
     }
+}
+
+/// A script from a pipe that ends is read whole and run (`bash <(curl …)` through the shim);
+/// one whose writer keeps it open is denied at the bound.
+#[test]
+fn a_script_operand_from_a_pipe_runs_when_it_ends_in_time() {
+    let s = Setup::with("[policy]\nenabled = false\n[limits]\nmax_pipe_seconds = 1\n");
+    let outer = |snippet: &str| {
+        let mut c = Command::new("/bin/bash");
+        c.args(["--noprofile", "--norc", "-c", &snippet.replace("{sh}", BIN)]);
+        s.configure(&mut c);
+        run(c, b"", Duration::from_secs(15), false)
+    };
+    let r = outer("{sh} <(printf 'echo \"from a pipe $1\"\\n') x");
+    assert_eq!(
+        (r.code, r.stdout_text()),
+        (Some(0), "from a pipe x\n".into()),
+        "{}",
+        r.stderr
+    );
+    // The writer keeps no copy of the test's stderr, so the run ends with guarded-sh.
+    let r = outer("{sh} <(exec 2>/dev/null; echo echo never; sleep 8)");
+    assert!(!r.timed_out && r.elapsed < DECIDED_WITHIN, "{r:?}");
+    assert_eq!(r.code, Some(126), "{}", r.stderr);
+    assert!(r.stderr.contains("did not end within 1 s"), "{}", r.stderr);
+    assert!(!r.stdout_text().contains("never"));
 }
 
 /// How a test feeds the stdin pipe it keeps open.
@@ -149,7 +195,7 @@ fn a_stdin_script_that_does_not_end_is_denied_within_its_bound() {
             ("sh", &["-s"][..]),
         ] {
             let s = Setup::with(
-                "[policy]\nenabled = false\n[limits]\nmax_stdin_seconds = 1\n[shells]\nsh = \"/bin/dash\"\n",
+                "[policy]\nenabled = false\n[limits]\nmax_pipe_seconds = 1\n[shells]\nsh = \"/bin/dash\"\n",
             );
             std::os::unix::fs::symlink(BIN, s.path("sh")).unwrap();
             let program = if name == "sh" {
@@ -173,7 +219,7 @@ fn a_stdin_script_that_does_not_end_is_denied_within_its_bound() {
 /// A stdin script that ends in time still runs whole (the bound does not cut it short).
 #[test]
 fn a_stdin_script_that_ends_in_time_runs() {
-    let s = Setup::with("[policy]\nenabled = false\n[limits]\nmax_stdin_seconds = 5\n");
+    let s = Setup::with("[policy]\nenabled = false\n[limits]\nmax_pipe_seconds = 5\n");
     let r = run(
         s.command(&["-s", "x"]),
         b"echo one\necho \"two $1\"\n",
