@@ -383,18 +383,52 @@ fn an_interactive_shell_that_is_guarded_sh_itself_is_refused_with_one_record() {
     one_record(&s, "config.shell_is_self");
 }
 
-/// A copy of the binary is another file: the inode check cannot know it is guarded-sh.
+/// A copy of the binary is another file, so the first hop execs it; the copy then finds that
+/// the shell it is configured with is itself, and refuses: two records, no loop.
 #[test]
-#[ignore = "known gap: a copy of guarded-sh configured as the real shell has its own inode, so it is not recognised (it re-executes itself until killed)"]
-fn a_copy_of_guarded_sh_as_the_real_shell_is_refused() {
+fn a_copy_of_guarded_sh_as_the_real_shell_stops_at_the_second_hop() {
     let s = Setup::with("[policy]\nenabled = false\n[shells]\ndefault = \"{dir}/gsh-copy\"\n");
     std::fs::copy(BIN, s.path("gsh-copy")).unwrap();
+    let command = s.expand("touch {dir}/ran");
+    let r = run(
+        s.command(&["-c", &command]),
+        b"",
+        Duration::from_secs(10),
+        false,
+    );
+    assert!(!r.timed_out && r.elapsed < DECIDED_WITHIN, "{r:?}");
+    assert_eq!(r.code, Some(126), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("shells.default is guarded-sh itself"),
+        "{}",
+        r.stderr
+    );
+    let records = s.audit();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[1]["reason_id"], "config.shell_is_self");
+    assert!(!exists(&s.path("ran")));
+}
+
+/// A real shell that is a wrapper around guarded-sh (a script that execs it) is a different
+/// program: nothing at load time can tell that it comes back to guarded-sh.
+// Known gap: stopping it needs a marker carried across the exec (an environment variable or an
+// inherited descriptor), which would change what the real shell is given.
+#[test]
+#[ignore = "known gap: a wrapper script that execs guarded-sh, configured as the real shell, is not recognised and re-executes until killed"]
+fn a_wrapper_around_guarded_sh_as_the_real_shell_is_refused() {
+    let s = Setup::with("[policy]\nenabled = false\n[shells]\ndefault = \"{dir}/wrap\"\n");
+    let wrapper = s.write("wrap", &format!("#!/bin/sh\nexec {BIN} \"$@\"\n"));
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let r = run(
         s.command(&["-c", "true"]),
         b"",
         Duration::from_secs(5),
         false,
     );
-    assert!(!r.timed_out, "{r:?}");
+    assert!(!r.timed_out, "{} records", s.audit().len());
     assert!(s.audit().len() <= 2, "{} records", s.audit().len());
 }
