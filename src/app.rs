@@ -101,9 +101,10 @@ pub fn run(args: &[OsString]) -> i32 {
             exec,
         }) => (surface, text, exec),
         Ok(Plan::Session) => return session(&ctx, &config, &call, started),
-        Err((surface, verdict)) => {
-            say(&format!("guarded-sh: denied: {}", verdict.reason));
-            return refuse(&ctx, &config, surface, "", verdict, started);
+        Err(refusal) => {
+            say(&refusal.message);
+            refuse(&ctx, &config, refusal.surface, "", refusal.verdict, started);
+            return refusal.status;
         }
     };
     let overrides = Overrides::enforcing();
@@ -176,6 +177,13 @@ fn session(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -
         "(interactive session)"
     };
     let (verdict, exec) = interactive::session(ctx, config);
+    let verdict = match exec
+        .as_ref()
+        .map(|e| exec::refuse_self(&e.program, "interactive.shell"))
+    {
+        Some(Err(e)) => Verdict::deny(Stage::Config, e.reason_id(), e.to_string()),
+        _ => verdict,
+    };
     let record = Record::new(ctx, config, Surface::Interactive, label, verdict, started);
     let recorded = audited(config, &record);
     let Some(exec) = exec.filter(|_| record.verdict.allowed()) else {

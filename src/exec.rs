@@ -1,6 +1,23 @@
-//! Exec: replace guarded-sh with the real shell. `Command::exec` resets SIGPIPE (Rust ignores it)
-//! and the signal mask before `execve`, so exit codes, signals, the terminal and job control are
-//! exactly the real shell's. It returns only on failure.
+//! Exec: replace guarded-sh with the real shell (never guarded-sh itself, [`refuse_self`]), so exit
+//! codes, signals, the terminal and job control are exactly the real shell's. It returns only on
+//! failure. What the real shell inherits, and the two known gaps:
+//!
+//! - Signals the caller ignored (SIGHUP under nohup, SIGINT/SIGQUIT for a background job) stay
+//!   ignored: neither std nor `Command::exec` touches them; the signal mask is emptied.
+//! - SIGPIPE is always SIG_DFL. std's runtime sets it to SIG_IGN before `main` whatever it was
+//!   (`sys::pal::unix::init`, `reset_sigpipe` with the default `sigpipe::DEFAULT`), keeping no
+//!   record of the old disposition, and `Command::exec` sets SIG_DFL. A caller's ignored SIGPIPE
+//!   is therefore lost (`trap '' PIPE`: `yes | head` is killed, 141, rather than failing with
+//!   EPIPE, 1). Keeping it needs code that runs before std's init: `-Zon-broken-pipe=inherit` is
+//!   nightly-only (rustc 1.95: "the option `Z` is only accepted on the nightly compiler"), and an
+//!   `.init_array` constructor (its body can be safe: it reads `/proc/self/status`) needs a
+//!   `#[link_section]` static, which `forbid(unsafe_code)` rejects ("declaration of a static
+//!   with `link_section`").
+//! - A closed fd 0, 1 or 2 is open on `/dev/null` for the real shell: std's init opens
+//!   `/dev/null` on each closed standard descriptor before `main` (`sanitize_standard_fds`, no
+//!   `O_CLOEXEC`) and records nothing, so it cannot be told from a `/dev/null` the caller gave
+//!   (daemons hand on `O_RDWR` ones too), and closing a descriptor the caller did give would let
+//!   the shell's next open take its number. The same code before `main` would fix both.
 
 use crate::context::Context;
 use std::ffi::OsString;
@@ -56,6 +73,49 @@ pub fn exec(spec: &ShellExec) -> std::io::Error {
         command.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
     }
     command.exec()
+}
+
+/// Why a configured real shell may not be exec'd: it is guarded-sh itself, which would gate the
+/// command again and exec itself again, forever (one audit record each time).
+#[derive(Debug, thiserror::Error)]
+pub enum SelfExec {
+    #[error("{key} is guarded-sh itself ({}): it would run itself forever", .program.display())]
+    IsSelf { key: &'static str, program: PathBuf },
+    #[error("cannot tell whether {key} ({}) is guarded-sh itself: /proc/self/exe: {source}", .program.display())]
+    Unknown {
+        key: &'static str,
+        program: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl SelfExec {
+    pub fn reason_id(&self) -> &'static str {
+        match self {
+            SelfExec::IsSelf { .. } => "config.shell_is_self",
+            SelfExec::Unknown { .. } => "config.shell_self_unknown",
+        }
+    }
+}
+
+/// Refuses `program` (the real shell configured as `key`) when it is this very binary: the same
+/// file (device and inode) as `/proc/self/exe`, so through any symlink or hard link. A program
+/// that does not exist passes (its exec fails with its own message); not being able to read
+/// `/proc/self/exe` fails closed.
+pub fn refuse_self(program: &Path, key: &'static str) -> Result<(), SelfExec> {
+    use std::os::unix::fs::MetadataExt;
+    let own = std::fs::metadata("/proc/self/exe").map_err(|source| SelfExec::Unknown {
+        key,
+        program: program.to_path_buf(),
+        source,
+    })?;
+    match std::fs::metadata(program) {
+        Ok(m) if (m.dev(), m.ino()) == (own.dev(), own.ino()) => Err(SelfExec::IsSelf {
+            key,
+            program: program.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The basename of a path, as `argv[0]` for the real shell.

@@ -16,6 +16,7 @@ pub mod analysis;
 pub mod app;
 pub mod approval;
 pub(crate) mod audit;
+pub(crate) mod bounded_read;
 pub mod config;
 pub mod context;
 pub mod decision;

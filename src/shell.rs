@@ -1,16 +1,18 @@
 //! The shell surface's plan: from a parsed sh/bash invocation, the text to gate and the exact
-//! exec of the real shell that runs it (a script or a stdin script is read once, bounded, and
-//! run as `-c CONTENT`, so exactly the gated bytes run), or an interactive session.
+//! exec of the real shell that runs it (a script or a stdin script is read once, bounded in bytes
+//! and time by `bounded_read`, and run as `-c CONTENT`, so exactly the gated bytes run), or an
+//! interactive session. A real shell that is guarded-sh itself is refused here, before any gate.
 
+use crate::bounded_read::{self, ReadError};
 use crate::config::Config;
 use crate::context::Context;
 use crate::exec::{self, base_name, ShellExec};
 use crate::invocation::{ShellCall, ShellMode, ShellName};
-use crate::verdict::{Stage, Surface, Verdict};
+use crate::verdict::{Stage, Surface, Verdict, EXIT_DENIED};
 use std::ffi::OsString;
-use std::io::Read;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// What the shell surface does with an invocation.
 pub enum Plan {
@@ -28,9 +30,39 @@ pub enum Plan {
 /// script is run as `-c CONTENT`, so it must stay below that whatever the configuration says.
 pub const MAX_ARG_TEXT: usize = 128 * 1024 - 1;
 
-/// The plan for `call`; a script or stdin that cannot be read within its bound is a denial
-/// (on the surface it arrived on).
-pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, (Surface, Verdict)> {
+/// An invocation refused before any gate ran: the record's surface and verdict, the line for
+/// stderr, and the exit status (a script that cannot be opened gets the real shell's own).
+#[derive(Debug)]
+pub struct Refusal {
+    pub surface: Surface,
+    pub verdict: Verdict,
+    pub message: String,
+    pub status: i32,
+}
+
+impl Refusal {
+    fn denied(surface: Surface, verdict: Verdict) -> Self {
+        Refusal {
+            message: format!("guarded-sh: denied: {}", verdict.reason),
+            surface,
+            verdict,
+            status: EXIT_DENIED,
+        }
+    }
+}
+
+/// The plan for `call`; a script or stdin that cannot be read within its bound, or a real shell
+/// that is guarded-sh itself, is a refusal (on the surface it arrived on).
+pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Refusal> {
+    if let Err(e) = exec::refuse_self(&real_shell(config, call.name), config_key(call.name)) {
+        let surface = match call.mode {
+            ShellMode::Command { .. } => Surface::Command,
+            ShellMode::Script { .. } => Surface::Script,
+            ShellMode::Stdin { .. } => Surface::Stdin,
+        };
+        let verdict = Verdict::deny(Stage::Config, e.reason_id(), e.to_string());
+        return Err(Refusal::denied(surface, verdict));
+    }
     let (surface, text, exec_args) = match &call.mode {
         ShellMode::Command { text, operands } => {
             let mut args = call.options.clone();
@@ -39,8 +71,10 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, (S
             (Surface::Command, text.to_string_lossy().into_owned(), args)
         }
         ShellMode::Script { path, operands } => {
-            let bytes = read_bounded(path, config.limits.max_bytes.min(MAX_ARG_TEXT))
-                .map_err(|v| (Surface::Script, v))?;
+            let max = config.limits.max_bytes.min(MAX_ARG_TEXT);
+            let wait = Duration::from_secs(config.limits.max_pipe_seconds);
+            let bytes = bounded_read::script(path, max, wait)
+                .map_err(|e| script_refusal(call, &real_shell(config, call.name), path, e))?;
             // `-c CONTENT PATH ARGS…` keeps `$0`.
             let mut args = call.options.clone();
             args.push("-c".into());
@@ -62,7 +96,9 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, (S
         ShellMode::Stdin { operands } => {
             // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole.
             let max = config.interactive.max_stdin_bytes.min(MAX_ARG_TEXT);
-            let bytes = read_stdin_bounded(max).map_err(|v| (Surface::Stdin, v))?;
+            let wait = Duration::from_secs(config.limits.max_pipe_seconds);
+            let bytes = bounded_read::stdin(max, wait)
+                .map_err(|e| Refusal::denied(Surface::Stdin, stdin_verdict(e)))?;
             let content = String::from_utf8_lossy(&bytes).into_owned();
             let mut args: Vec<OsString> = call
                 .options
@@ -108,6 +144,16 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, (S
     })
 }
 
+/// The configuration key naming the real shell for `name`.
+fn config_key(name: ShellName) -> &'static str {
+    match name {
+        ShellName::Default => "shells.default",
+        ShellName::Sh => "shells.sh",
+        ShellName::Bash => "shells.bash",
+        ShellName::Dash => "shells.dash",
+    }
+}
+
 fn real_shell(config: &Config, name: ShellName) -> PathBuf {
     match name {
         ShellName::Default => config.shells.default.clone(),
@@ -141,69 +187,53 @@ fn strip_login(args: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
-fn unreadable(reason_id: &'static str, message: String) -> Verdict {
-    Verdict::deny(Stage::Error, reason_id, message)
-}
-
-/// Reads all of stdin, bounded: a larger script is denied unanalysed.
-fn read_stdin_bounded(max: usize) -> Result<Vec<u8>, Verdict> {
-    let mut buf = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(max as u64 + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| {
-            unreadable(
-                "input.stdin_unreadable",
-                format!("cannot read commands from stdin: {e}"),
-            )
-        })?;
-    if buf.len() > max {
-        return Err(unreadable(
-            "input.too_large",
-            format!(
-                "command risk: command text too large to analyse (stdin script is over {max} bytes)"
-            ),
-        ));
-    }
-    if buf.contains(&0) {
-        return Err(unreadable(
-            "input.nul",
-            "commands on stdin contain NUL bytes".into(),
-        ));
-    }
-    Ok(buf)
-}
-
-/// Reads a script, bounded: larger files are denied unanalysed.
-fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, Verdict> {
-    let cannot = |e: std::io::Error| {
-        unreadable(
-            "input.script_unreadable",
-            format!("cannot read script {}: {e}", path.display()),
-        )
+/// A script operand that could not be read. One that cannot be opened ends as the real shell
+/// would end it (bash: `NAME: FILE: No such file or directory`, 127; other errors 126; dash: 2);
+/// one that is not a regular file, too large or not text is a denial.
+fn script_refusal(call: &ShellCall, shell: &Path, path: &Path, e: ReadError) -> Refusal {
+    let reason = match &e {
+        ReadError::TooLarge(max) => format!(
+            "command risk: command text too large to analyse ({} is over {max} bytes)",
+            path.display()
+        ),
+        ReadError::Missing | ReadError::Io(_) => {
+            format!("cannot read script {}: {e}", path.display())
+        }
+        _ => format!("script {} {e}", path.display()),
     };
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    let mut buf = Vec::new();
-    file.take(max as u64 + 1)
-        .read_to_end(&mut buf)
-        .map_err(cannot)?;
-    if buf.len() > max {
-        return Err(unreadable(
-            "input.too_large",
-            format!(
-                "command risk: command text too large to analyse ({} is over {max} bytes)",
-                path.display()
-            ),
-        ));
+    let verdict = Verdict::deny(Stage::Error, e.reason_id(), reason);
+    let bash_like = base_name(shell).to_string_lossy().ends_with("bash");
+    let status = match e {
+        ReadError::Missing if bash_like => 127,
+        ReadError::Missing | ReadError::Io(_) if !bash_like => 2,
+        ReadError::Io(_) => 126,
+        _ => return Refusal::denied(Surface::Script, verdict),
+    };
+    let name = match call.name {
+        ShellName::Default => "guarded-sh",
+        ShellName::Sh => "sh",
+        ShellName::Bash => "bash",
+        ShellName::Dash => "dash",
+    };
+    Refusal {
+        message: format!("{name}: {}: {e}", path.display()),
+        surface: Surface::Script,
+        verdict,
+        status,
     }
-    if buf.contains(&0) {
-        return Err(unreadable(
-            "input.nul",
-            format!("script {} contains NUL bytes", path.display()),
-        ));
-    }
-    Ok(buf)
+}
+
+/// The verdict on a script on stdin that could not be read whole within its bounds.
+fn stdin_verdict(e: ReadError) -> Verdict {
+    let reason = match &e {
+        ReadError::TooLarge(max) => format!(
+            "command risk: command text too large to analyse (stdin script is over {max} bytes)"
+        ),
+        ReadError::Nul => "commands on stdin contain NUL bytes".into(),
+        ReadError::Io(_) => format!("cannot read commands from stdin: {e}"),
+        _ => format!("stdin script {e}"),
+    };
+    Verdict::deny(Stage::Error, e.reason_id(), reason)
 }
 
 #[cfg(test)]

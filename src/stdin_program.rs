@@ -7,9 +7,7 @@
 //! command text carries the handshake (`payload::become_marker`).
 
 use std::cell::RefCell;
-use std::io::Read;
-use std::os::fd::AsFd;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long the whole program may take to arrive (its end of file included).
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
@@ -65,45 +63,11 @@ impl StdinProgram {
     }
 }
 
-/// All of stdin up to its end, at most `max` bytes, within `wait`.
+/// All of stdin up to its end, at most `max` bytes, within `wait` (`bounded_read::stdin`).
 fn read_all(max: usize, wait: Duration) -> Result<Vec<u8>, String> {
-    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-    let started = Instant::now();
-    let stdin = std::io::stdin();
-    let mut lock = stdin.lock();
-    let mut buf = Vec::new();
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        let left = wait.saturating_sub(started.elapsed());
-        let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
-        if millis == 0 {
-            return Err(format!(
-                "the program on stdin did not end within {} s",
-                wait.as_secs()
-            ));
-        }
-        let fd = std::io::stdin();
-        let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::from(millis)) {
-            Ok(0) => continue,
-            Ok(_) => {}
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(format!("cannot wait for the program on stdin: {e}")),
-        }
-        match lock.read(&mut chunk) {
-            // As for a script on stdin: a NUL is not text the analysis and the shell read alike.
-            Ok(0) if buf.contains(&0) => {
-                return Err("the program on stdin contains NUL bytes".into())
-            }
-            Ok(0) => return Ok(buf),
-            Ok(n) => {
-                buf.extend_from_slice(&chunk[..n]);
-                if buf.len() > max {
-                    return Err(format!("the program on stdin is over {max} bytes"));
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("cannot read the program on stdin: {e}")),
-        }
-    }
+    use crate::bounded_read::ReadError;
+    crate::bounded_read::stdin(max, wait).map_err(|e| match e {
+        ReadError::Io(_) => format!("cannot read the program on stdin: {e}"),
+        _ => format!("the program on stdin {e}"),
+    })
 }

@@ -1,12 +1,16 @@
 //! The policy's `target`: the configuration, then the host-vars file, then the review surface's
-//! overrides. The file must be trusted (not writable by the gated user) and a JSON object;
-//! anything else is an error that the gate turns into a deny.
+//! overrides. The file must be trusted (not writable by the gated user), regular, bounded and a
+//! JSON object; anything else is an error that the gate turns into a deny.
 
 use crate::config::Config;
 use crate::context::Context;
 use crate::policy::input::Target;
 use crate::policy::PolicyFailure;
 use crate::trust;
+
+/// Largest host-vars file read: it must be a regular file, read whole up to this bound (a FIFO
+/// or device is refused unread, never waited on).
+pub const MAX_HOST_VARS_BYTES: usize = 1 << 20;
 
 /// What the review surface may override (`--target`, `--env`, `--host-var`); enforcement has none.
 #[derive(Clone, Debug, Default)]
@@ -30,13 +34,13 @@ pub fn resolve(
     let fail = |reason_id: &'static str, message: String| PolicyFailure { reason_id, message };
     trust::check(file, ctx.uid, &trust::groups())
         .map_err(|e| fail(e.reason_id(), format!("host vars [{}]: {e}", e.reason_id())))?;
-    let text = std::fs::read_to_string(file).map_err(|e| {
+    let text = crate::bounded_read::regular_file(file, MAX_HOST_VARS_BYTES).map_err(|e| {
         fail(
             "target.host_vars_unreadable",
             format!("host vars: cannot read {}: {e}", file.display()),
         )
     })?;
-    match serde_json::from_str(&text) {
+    match serde_json::from_slice(&text) {
         Ok(serde_json::Value::Object(map)) => target.host_vars.extend(map),
         Ok(_) => {
             return Err(fail(
