@@ -235,13 +235,24 @@ fn read_file(
         file: path.to_path_buf(),
         source: e,
     };
-    let fd = fcntl::openat(
+    let fd = match fcntl::openat(
         dirfd,
         name,
         OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC | OFlag::O_NOCTTY,
         Mode::empty(),
-    )
-    .map_err(|e| unreadable(e.into()))?;
+    ) {
+        Ok(fd) => fd,
+        // Listed a moment ago: removed since (a dangling link stays listed, and is an error on
+        // the next reading too).
+        Err(nix::Error::ENOENT)
+            if stat::fstatat(dirfd, name, fcntl::AtFlags::AT_SYMLINK_NOFOLLOW).is_err() =>
+        {
+            return Ok(Err(Unsettled::Changed(format!(
+                "{name} was removed while it was read"
+            ))));
+        }
+        Err(e) => return Err(unreadable(e.into())),
+    };
     let before = stat::fstat(&fd).map_err(|e| unreadable(e.into()))?;
     let kind = SFlag::from_bits_truncate(before.st_mode & SFlag::S_IFMT.bits());
     if kind != SFlag::S_IFREG {

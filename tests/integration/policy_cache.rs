@@ -211,7 +211,13 @@ fn with_keyword_is_unsupported_not_a_back_end_switch() {
     }
     let programs = std::fs::read_dir(cache.path())
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".rvm"))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".rvm")
+        })
         .count();
     assert_eq!(programs, 0);
 }
@@ -317,18 +323,22 @@ fn a_write_prunes_only_what_nobody_used_for_a_month() {
     let cases: &[(String, &str, bool)] = &[
         (format!("{}.rvm", key('a')), "older format, in use", true),
         (format!("{}.rvm", key('7')), "older format, unused", false),
-        (format!("{}.rvm", key('6')), "older format, read lately", true),
-        (format!("{}.rvm", key('b')), "shorter than a magic, unused", false),
+        (
+            format!("{}.rvm", key('6')),
+            "older format, read lately",
+            true,
+        ),
+        (
+            format!("{}.rvm", key('b')),
+            "shorter than a magic, unused",
+            false,
+        ),
         (
             format!("{}.rvm", key('c')),
             "this format, another policy",
             true,
         ),
-        (
-            format!("{}.rvm", key('5')),
-            "this format, unused",
-            false,
-        ),
+        (format!("{}.rvm", key('5')), "this format, unused", false),
         (
             format!(".{}.99.0.tmp", key('d')),
             "temp, two hours old",
@@ -347,7 +357,11 @@ fn a_write_prunes_only_what_nobody_used_for_a_month() {
         (format!("{}.rvm", key('f')), "link to an older format", true),
         (format!("{}.rvm", key('1')), "directory", true),
         ("notes.txt".to_string(), "foreign name, unused", true),
-        (format!("{}.rvm", "A".repeat(64)), "upper-case key, unused", true),
+        (
+            format!("{}.rvm", "A".repeat(64)),
+            "upper-case key, unused",
+            true,
+        ),
     ];
     for (name, what, _) in cases {
         let path = dir.join(name);
@@ -366,7 +380,9 @@ fn a_write_prunes_only_what_nobody_used_for_a_month() {
                 std::fs::write(&path, b"GSHRVM99 from a newer one").unwrap()
             }
             "no guarded-sh header" => std::fs::write(&path, b"REGO\x06\0\0\0 bare").unwrap(),
-            "temp, two hours old" | "temp, just written" | "lock, two hours old"
+            "temp, two hours old"
+            | "temp, just written"
+            | "lock, two hours old"
             | "lock, just made" => {
                 let file = std::fs::File::create(&path).unwrap();
                 if what.contains("two hours") {
