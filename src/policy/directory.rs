@@ -23,9 +23,12 @@ pub const MAX_FILES: usize = 1024;
 /// Reads of a directory that keeps changing before the decision is `policy.unstable`.
 pub const ATTEMPTS: usize = 5;
 /// A file (or the directory's listing) changed less than this long ago may be half written by
-/// an in-place writer: it is read only once it has been left alone this long. (Longer than any
-/// kernel's coarse timestamp tick; a deploy delays the commands that start within it.)
-pub const SETTLE: Duration = Duration::from_millis(100);
+/// an in-place writer, or be one step of a deploy of several: it is read only once it has been
+/// left alone this long. No reader can tell an update that paused longer than this from a
+/// finished one; the safe deploy swaps a symlink to a complete directory. (Far longer than any
+/// kernel's coarse timestamp tick, and than a writer's pause on a loaded machine; a deploy
+/// delays the commands that start within it, once.)
+pub const SETTLE: Duration = Duration::from_millis(500);
 
 /// The files of a policy directory, read and sorted by file name.
 #[derive(Clone, Debug, Default)]

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 /// Longer than the gate's settle window (a file changed within it is not read yet).
-const SETTLED: Duration = Duration::from_millis(150);
+const SETTLED: Duration = Duration::from_millis(600);
 
 /// A case: name, modules (name, text), input, and the expected outcome: a verdict word, or
 /// `Err(reason id)`.

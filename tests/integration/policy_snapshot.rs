@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Longer than the gate's settle window (a file changed within it is not read yet).
-const SETTLED: Duration = Duration::from_millis(150);
+const SETTLED: Duration = Duration::from_millis(600);
 
 /// Version A: `a.rego` denies `echo`, `b.rego` adds nothing. Version B: the deny rule moved to
 /// `b.rego`. Both versions deny `echo`; B's `a.rego` with A's `b.rego` (a policy that never
@@ -22,7 +22,8 @@ const B_A: &str = "package honey\nimport rego.v1\ndeny contains \"never\" if inp
 const B_B: &str = "package honey\nimport rego.v1\ndeny contains \"echo (b)\" if \"echo\" in input.command.detected.commands\n";
 
 const PROCESSES: usize = 500;
-const PARALLEL: usize = 16;
+/// Processes at a time (most of them wait for the directory to settle, not for a CPU).
+const PARALLEL: usize = 48;
 
 fn version(dir: &Path, b: bool) {
     std::fs::create_dir_all(dir).unwrap();
@@ -143,7 +144,7 @@ fn flip_run(style: Style) -> Tally {
         );
         assert_eq!(r.code, Some(126), "{style:?} warm-up: {}", r.stderr);
         flip(&s, style, true);
-        std::thread::sleep(Duration::from_millis(150));
+        std::thread::sleep(SETTLED);
         let r = run(
             s.command(&["-c", "echo warm"]),
             b"",
@@ -152,7 +153,7 @@ fn flip_run(style: Style) -> Tally {
         );
         assert_eq!(r.code, Some(126), "{style:?} warm-up: {}", r.stderr);
         flip(&s, style, false);
-        std::thread::sleep(Duration::from_millis(150));
+        std::thread::sleep(SETTLED);
     }
     let s = Arc::new(s);
     let stop = Arc::new(AtomicBool::new(false));
@@ -286,7 +287,7 @@ fn a_file_being_written_is_never_read_half_written() {
     );
     let next = Arc::new(AtomicUsize::new(0));
     let lengths = Arc::new((1..DENY_POLICY.len()).collect::<Vec<_>>());
-    let workers: Vec<_> = (0..4)
+    let workers: Vec<_> = (0..8)
         .map(|_| {
             let (next, lengths) = (Arc::clone(&next), Arc::clone(&lengths));
             std::thread::spawn(move || {
@@ -318,8 +319,7 @@ fn a_file_being_written_is_never_read_half_written() {
 fn truncated_write_runs(len: usize) -> bool {
     use std::io::Write;
     let s = Setup::with("[policy]\ndir = \"{dir}/policies\"\n");
-    s.write("policies/p.rego", DENY_POLICY);
-    std::thread::sleep(SETTLED);
+    std::fs::create_dir_all(s.path("policies")).unwrap();
     let marker = s.path("ran");
     let mut file = std::fs::File::create(s.path("policies/p.rego")).unwrap();
     file.write_all(&DENY_POLICY.as_bytes()[..len]).unwrap();
