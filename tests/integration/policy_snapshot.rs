@@ -23,7 +23,7 @@ const B_B: &str = "package honey\nimport rego.v1\ndeny contains \"echo (b)\" if 
 
 const PROCESSES: usize = 500;
 /// Processes at a time (most of them wait for the directory to settle, not for a CPU).
-const PARALLEL: usize = 48;
+const PARALLEL: usize = 96;
 
 fn version(dir: &Path, b: bool) {
     std::fs::create_dir_all(dir).unwrap();
@@ -259,21 +259,27 @@ const DENY_POLICY: &str = "package honey\nimport rego.v1\n\ndefault allow := tru
 /// and the re-checks make it wait for the whole file.
 #[test]
 fn a_file_being_written_is_never_read_half_written() {
-    let allowing: Vec<usize> = (1..DENY_POLICY.len())
-        .filter(|&len| {
+    let prefixes: Vec<(usize, tempfile::TempDir)> = (1..DENY_POLICY.len())
+        .map(|len| {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("p.rego"), &DENY_POLICY[..len]).unwrap();
+            (len, dir)
+        })
+        .collect();
+    std::thread::sleep(SETTLED);
+    let input = serde_json::json!({"command": {"detected": {"commands": ["echo"]}}});
+    let allowing: Vec<usize> = prefixes
+        .iter()
+        .filter(|(_, dir)| {
             guarded_sh::policy::engine::load(
                 dir.path(),
                 &guarded_sh::policy::engine::CacheMode::Off,
             )
             .ok()
-            .and_then(|p| {
-                p.evaluate(&serde_json::json!({"command": {"detected": {"commands": ["echo"]}}}))
-                    .ok()
-            })
+            .and_then(|p| p.evaluate(&input).ok())
             .is_some_and(|d| d.allow)
         })
+        .map(|(len, _)| *len)
         .collect();
     eprintln!(
         "{} of {} truncations of a {}-byte deny policy parse and allow as complete files",
