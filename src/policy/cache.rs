@@ -1,7 +1,9 @@
 //! The compiled-policy cache: one file per key (policy digest, regorus version, RVM format
 //! version, entry points) holding regorus's serialized RVM program behind a header that is
-//! verified before use. Writes are atomic (temp file in the same directory, then rename), and
-//! each write prunes what this binary can never read (files of older formats, abandoned temps).
+//! verified before use. Writes are atomic (temp file in the same directory, then rename); one
+//! process compiles a missing program while the others wait for its file (a lock file per key);
+//! each write prunes what nobody has used for [`UNUSED_FOR`] (whatever its format: binaries of
+//! several versions may share the directory) and abandoned temps.
 
 use super::decision::ENTRY_POINTS;
 use super::entry::{combined_path, entry_path};
@@ -12,17 +14,29 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// Leading bytes of every cache file; bump the digit when the header layout or what the payload
-/// holds changes (it is part of the key, so files of the old form are left unused, and the next
-/// write prunes them). 03: programs without their Rego sources; 04: nor instruction spans.
-pub(crate) const MAGIC: &[u8; 8] = b"GSHRVM04";
+/// Leading bytes of every cache file (the cache format); bump the digits when the header layout
+/// or what the payload holds changes (it is part of the key, so files of the old form are left to
+/// the binaries that read them, and pruned once unused). 03: programs without their Rego sources;
+/// 04: nor instruction spans.
+pub const MAGIC: &[u8; 8] = b"GSHRVM04";
 /// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 64 + 32 + 8;
 /// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// A temp file older than this was left by a writer that died before its rename.
-const ABANDONED_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
+const ABANDONED_TEMP: Duration = Duration::from_secs(3600);
+/// A cache file neither read nor written for this long is removed by the next write, whatever
+/// its format. (Its access time says when it was last read where the filesystem keeps one, at
+/// least daily under `relatime`; on a `noatime` mount a program still in use is compiled again
+/// once per this period.)
+pub const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How long a process waits for another one that is compiling the same program before it
+/// compiles the program itself (in memory).
+pub const COMPILE_WAIT: Duration = Duration::from_secs(5);
+/// How often the waiting process looks for the file.
+const COMPILE_POLL: Duration = Duration::from_millis(10);
 
 /// Why a cache lookup did not produce a program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,6 +101,70 @@ pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheM
         return Err(invalid("no allow entry point"));
     }
     Ok((Arc::new(program), names))
+}
+
+/// The lock a process holds while it compiles the program for a key (released when dropped).
+pub struct Compiling {
+    _lock: nix::fcntl::Flock<std::fs::File>,
+}
+
+/// [`read`], and on a miss, the right to compile: the lock of `key` (when another process holds
+/// it, the program it is compiling is waited for, up to [`COMPILE_WAIT`]; then, or when the lock
+/// file cannot be had, the caller compiles without it). The miss is the first lookup's.
+#[allow(clippy::type_complexity)]
+pub fn read_or_lock(
+    dir: &Path,
+    key: &str,
+) -> Result<(Arc<Program>, Vec<String>), (CacheMiss, Option<Compiling>)> {
+    use nix::fcntl::{Flock, FlockArg};
+    let miss = match read(dir, key) {
+        Ok(found) => return Ok(found),
+        Err(miss) => miss,
+    };
+    let Some(mut file) = lock_file(dir, key) else {
+        return Err((miss, None));
+    };
+    let deadline = Instant::now() + COMPILE_WAIT;
+    loop {
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            // Whoever held the lock may have stored the program just before releasing it.
+            Ok(lock) => {
+                return read(dir, key).map_err(|_| (miss, Some(Compiling { _lock: lock })));
+            }
+            Err((f, nix::Error::EWOULDBLOCK)) => file = f,
+            Err(_) => return Err((miss, None)),
+        }
+        if Instant::now() >= deadline {
+            return Err((miss, None));
+        }
+        std::thread::sleep(COMPILE_POLL);
+        if let Ok(found) = read(dir, key) {
+            return Ok(found);
+        }
+    }
+}
+
+/// `.<key>.lock` in `dir`, created (mode 0644) where this process may, else opened for reading
+/// (a lock works on either); a link or anything but a regular file is not used.
+fn lock_file(dir: &Path, key: &str) -> Option<std::fs::File> {
+    let path = dir.join(format!(".{key}.lock"));
+    let flags = nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o644)
+        .custom_flags(flags)
+        .open(&path)
+        .or_else(|_| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(flags)
+                .open(&path)
+        })
+        .ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
 }
 
 /// Reads a cache file only if it is a regular file (not a link, FIFO or device: opened with
@@ -159,16 +237,22 @@ pub fn write(dir: &Path, key: &str, program: &Program) -> std::io::Result<PathBu
     Ok(target)
 }
 
-/// Removes from `dir` what no run of this binary or a newer one can use, and returns how many
-/// files it removed: cache files of an older format (an older guarded-sh; the magic is part of
-/// every key, so they are never read again) or with no guarded-sh header at all, and temp files
-/// abandoned over an hour ago. Files of this format stay, whatever policy directory they were
-/// compiled for, and so do a newer guarded-sh's; so does anything that is not a regular file or
-/// not named like a cache file. Runs only after a write (a policy change or an upgrade), never on
-/// the path of a cache hit; every error is ignored (housekeeping never decides anything).
+/// Removes from `dir`, and returns how many files it removed: cache files (any format, this
+/// binary's, an older's or a newer's, or with no guarded-sh header) neither read nor written for
+/// [`UNUSED_FOR`], and temp and lock files abandoned over an hour ago. A file another version
+/// still uses is therefore never removed by this one's write; a format nobody runs any more goes
+/// after [`UNUSED_FOR`]. Anything that is not a regular file or not named like a cache file
+/// stays. Runs only after a write (a policy change or an upgrade), never on the path of a cache
+/// hit; every error is ignored (housekeeping never decides anything).
 pub fn prune(dir: &Path) -> usize {
+    use std::os::unix::fs::MetadataExt;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let age = |secs: i64| {
+        let then = std::time::UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).unwrap_or(0));
+        now.duration_since(then).unwrap_or_default()
     };
     let mut removed = 0;
     for entry in entries.flatten() {
@@ -185,12 +269,11 @@ pub fn prune(dir: &Path) -> usize {
             continue;
         }
         let stale = if is_temp_name(name) {
-            meta.modified()
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .is_some_and(|age| age > ABANDONED_TEMP)
+            age(meta.mtime()) > ABANDONED_TEMP
+        } else if is_lock_name(name) {
+            age(meta.mtime()) > ABANDONED_TEMP && unlocked(&entry.path())
         } else if is_cache_name(name) {
-            !of_this_format_or_newer(&entry.path())
+            age(meta.mtime().max(meta.atime())) > UNUSED_FOR
         } else {
             false
         };
@@ -211,6 +294,13 @@ fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".tmp") && name.get(1..65).is_some_and(is_key)
 }
 
+/// `.<key>.lock`, as [`lock_file`] names them.
+fn is_lock_name(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".lock"))
+        .is_some_and(is_key)
+}
+
 /// 64 lower-case hex digits, as [`cache_key`] writes them.
 fn is_key(text: &str) -> bool {
     text.len() == 64
@@ -219,20 +309,15 @@ fn is_key(text: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// Whether the file is of a format this binary's or newer: it begins with this format's magic,
-/// or with that of a later one (a newer guarded-sh may share the directory; its files are not
-/// ours to remove). A file that cannot be read is kept too.
-fn of_this_format_or_newer(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 8];
-    match std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)) {
-        Ok(()) => format_version(&head).is_some_and(|v| Some(v) >= format_version(MAGIC)),
-        Err(e) => e.kind() != std::io::ErrorKind::UnexpectedEof,
-    }
+/// Whether nobody holds the lock file at `path` (a lock file in use is never removed).
+fn unlocked(path: &Path) -> bool {
+    std::fs::File::open(path).is_ok_and(|f| {
+        nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusiveNonblock).is_ok()
+    })
 }
 
 /// The two digits after `GSHRVM`, as a number (`None` for any other header).
-fn format_version(head: &[u8; 8]) -> Option<u8> {
+pub fn format_version(head: &[u8; 8]) -> Option<u8> {
     match head {
         [b'G', b'S', b'H', b'R', b'V', b'M', tens, ones]
             if tens.is_ascii_digit() && ones.is_ascii_digit() =>

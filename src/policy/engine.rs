@@ -1,6 +1,6 @@
-//! Loading a policy directory and evaluating `data.honey` for one input, failing closed. Owns
-//! the two regorus back ends (the interpreter, and the RVM program kept in the cache) and the
-//! checks that make the RVM safe to run (interpreter validation, static rule-cycle check).
+//! Loading a policy directory and evaluating `data.honey` for one input, failing closed.
+//! Enforcement runs only the RVM program (cached or compiled in memory); the interpreter serves
+//! the checks that make the RVM safe to run (validation, conflicts) and the differential tests.
 
 use super::cache::{self, CacheMiss};
 use super::decision::{PolicyDecision, ENTRY_POINTS};
@@ -8,6 +8,7 @@ pub(crate) use super::directory::read_sources;
 use super::directory::{digest, SourceFile, Sources};
 use super::entry::{self, entry_path};
 use super::error::{split_diagnostic, PolicyError};
+use super::memory::AddressSpaceBound;
 use super::rule_cycles::check_rule_cycles;
 use regorus::languages::rego::compiler::Compiler;
 use regorus::rvm::program::Program;
@@ -22,7 +23,7 @@ use std::time::Duration;
 /// Where compiled programs are kept between processes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheMode {
-    /// No cache: evaluate with the interpreter (or compile the RVM program in memory).
+    /// No cache: the RVM program is compiled in memory for this process.
     Off,
     /// Read and write `<key>.rvm` files in this existing directory, which the gated user must
     /// not be able to write.
@@ -32,15 +33,19 @@ pub enum CacheMode {
 /// Which regorus back end evaluates the policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// The RVM (through the cache) with [`CacheMode::Dir`], the interpreter with
-    /// [`CacheMode::Off`]; the interpreter whenever the RVM compile fails.
+    /// Enforcement's: the RVM program, read from the cache or compiled (and stored) now, or
+    /// compiled in memory with no cache; a policy the RVM cannot compile is
+    /// `policy.unsupported`, never handed to the other back end. The same as [`Backend::Rvm`].
     Auto,
-    /// Always the interpreter.
+    /// Always the interpreter (the differential tests' reference; never enforcement).
     Interpreter,
-    /// The RVM, cached when a cache directory is given, falling back to the interpreter only
-    /// when the policy does not compile for the RVM (e.g. the `with` keyword).
+    /// The RVM, as [`Backend::Auto`].
     Rvm,
 }
+
+/// Enforcement modules one policy may have: a compiled program keeps one source per module and
+/// regorus refuses more than `Program::MAX_SOURCES` (256); one is the generated entry point.
+pub const MAX_MODULES: usize = Program::MAX_SOURCES - 1;
 
 /// Per-evaluation resource limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +62,7 @@ impl Default for Limits {
             max_instructions: 1_000_000,
             // A backstop only: the instruction budget is the real bound, and a short wall clock
             // denied ordinary commands on a loaded machine.
-            timeout: Duration::from_secs(3),
+            timeout: Duration::from_secs(10),
         }
     }
 }
@@ -87,8 +92,6 @@ pub enum CacheStatus {
     /// The program was compiled (`previous` says why the cache did not serve it) and stored
     /// if `stored` (a read-only cache directory is not an error).
     Compiled { previous: CacheMiss, stored: bool },
-    /// The RVM could not compile the policy; the interpreter runs it.
-    Fallback(String),
 }
 
 /// A loaded, validated policy directory, ready to evaluate inputs.
@@ -124,9 +127,17 @@ pub fn load(dir: &Path, cache: &CacheMode) -> Result<Policy, PolicyError> {
 /// recursively. Any doubt is an error; no error means the policy is ready to evaluate.
 pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyError> {
     let sources = read_sources(dir, false)?;
+    let _bound = AddressSpaceBound::enter();
     if sources.modules.is_empty() {
         return Err(PolicyError::DirEmpty {
             dir: dir.to_path_buf(),
+        });
+    }
+    if sources.modules.len() > MAX_MODULES {
+        return Err(PolicyError::TooManyFiles {
+            dir: dir.to_path_buf(),
+            count: sources.modules.len(),
+            limit: MAX_MODULES,
         });
     }
     let digest = digest(&sources);
@@ -137,9 +148,9 @@ pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyErro
         .map(|f| f.path.clone())
         .collect();
     let rvm_cache = match (&options.backend, &options.cache) {
-        (Backend::Interpreter, _) | (Backend::Auto, CacheMode::Off) => None,
+        (Backend::Interpreter, _) => None,
         (_, CacheMode::Dir(cache_dir)) => Some(Some(cache_dir.as_path())),
-        (Backend::Rvm, CacheMode::Off) => Some(None),
+        (_, CacheMode::Off) => Some(None),
     };
     let limits = options.limits;
     let key = cache::cache_key(&digest);
@@ -157,9 +168,10 @@ pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Policy, PolicyErro
 }
 
 /// What evaluates the policy: the cached program (`rvm_cache` is `Some(Some(dir))` and `dir`
-/// holds a verified one for `key`), else a program compiled now (and stored in the cache), else
-/// the interpreter (no RVM asked for, or the RVM cannot compile it). Also returns the
-/// `data.honey` entry names and how the cache was used.
+/// holds a verified one for `key`), else a program compiled now (and stored in the cache; one
+/// process compiles while the others wait for its file, see [`cache::Compiling`]), else, with
+/// `rvm_cache` `None` (only ever asked for by the differential tests), the interpreter. Also
+/// returns the `data.honey` entry names and how the cache was used.
 fn prepare_runner(
     sources: &Sources,
     limits: &Limits,
@@ -167,13 +179,17 @@ fn prepare_runner(
     rvm_cache: Option<Option<&Path>>,
 ) -> Result<(Vec<String>, Runner, CacheStatus), PolicyError> {
     let mut previous = CacheMiss::Absent;
+    let mut compiling = None;
     if let Some(Some(cache_dir)) = rvm_cache {
-        match cache::read(cache_dir, key) {
+        match cache::read_or_lock(cache_dir, key) {
             Ok((program, entries)) => {
                 let data = merged_data(sources)?;
                 return Ok((entries, Runner::Rvm { program, data }, CacheStatus::Hit));
             }
-            Err(miss) => previous = miss,
+            Err((miss, lock)) => {
+                previous = miss;
+                compiling = lock;
+            }
         }
     }
     let mut engine = build_engine(sources, false, limits)?;
@@ -188,22 +204,19 @@ fn prepare_runner(
         ));
     };
     validate(&engine)?;
-    Ok(match compile_combined(&engine, &entries) {
-        Ok(program) => {
-            let stored = cache_dir.is_some_and(|d| cache::write(d, key, &program).is_ok());
-            let status = match cache_dir {
-                Some(_) => CacheStatus::Compiled { previous, stored },
-                None => CacheStatus::Off,
-            };
-            let data = engine.get_data();
-            (entries, Runner::Rvm { program, data }, status)
-        }
-        Err(message) => {
-            let (_, message) = split_diagnostic(&message);
-            let status = CacheStatus::Fallback(message);
-            (entries, Runner::Interpreter(Box::new(engine)), status)
-        }
-    })
+    let program = compile_combined(&engine, &entries).map_err(|message| {
+        let (_, message) = split_diagnostic(&message);
+        PolicyError::Unsupported { message }
+    })?;
+    tracing::debug!(target: "guarded_sh::policy", key, "policy compiled");
+    let stored = cache_dir.is_some_and(|d| cache::write(d, key, &program).is_ok());
+    drop(compiling);
+    let status = match cache_dir {
+        Some(_) => CacheStatus::Compiled { previous, stored },
+        None => CacheStatus::Off,
+    };
+    let data = engine.get_data();
+    Ok((entries, Runner::Rvm { program, data }, status))
 }
 
 impl std::fmt::Debug for Policy {
@@ -221,6 +234,7 @@ impl std::fmt::Debug for Policy {
 impl Policy {
     /// Evaluate `data.honey` for `input` (schema version 1). Errors are verdicts: deny.
     pub fn evaluate(&self, input: &serde_json::Value) -> Result<PolicyDecision, PolicyError> {
+        let _bound = AddressSpaceBound::enter();
         let input = super::rego_value::to_rego(input);
         match &self.runner {
             Runner::Interpreter(engine) => self.evaluate_interpreter(engine, input),
@@ -419,21 +433,35 @@ fn prepare(engine: &mut Engine, entries: &[String]) -> Result<(), PolicyError> {
         })
 }
 
+/// How long [`validate`] may run: a policy's rules on an empty input take microseconds; one that
+/// takes longer is left to the RVM's instruction budget (the interpreter counts no work, so
+/// its clock must not decide).
+const VALIDATE_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// Evaluate every rule once on an empty input with the interpreter, which reports recursion
-/// and unconditional conflicts that the RVM would turn into a crash or an undefined.
+/// and unconditional conflicts that the RVM would turn into a crash or an undefined. Running out
+/// of [`VALIDATE_TIMEOUT`] is not an error: the static rule-cycle check already excluded
+/// recursion, and the RVM's own bounds decide.
 fn validate(engine: &Engine) -> Result<(), PolicyError> {
     let mut engine = engine.clone();
     engine.set_input(Value::new_object());
-    let limits = Limits::default();
-    engine
-        .eval_modules(false)
-        .map(|_| ())
-        .map_err(|e| interpreter_error(&e, &limits))
+    let limits = Limits {
+        timeout: VALIDATE_TIMEOUT,
+        ..Limits::default()
+    };
+    engine.set_execution_timer_config(timer(&limits));
+    match engine.eval_modules(false) {
+        Ok(_) => Ok(()),
+        Err(e) => match interpreter_error(&e, &limits) {
+            PolicyError::Timeout { .. } => Ok(()),
+            other => Err(other),
+        },
+    }
 }
 
 /// Compile the RVM program: entry point 0 is the combined rule over the declared `entries`,
 /// followed by the declared entries themselves (which record, in the cached program, what the
-/// policy declares). An error is a policy the RVM cannot run; the interpreter then does.
+/// policy declares). An error is a policy the RVM cannot run: `policy.unsupported`.
 fn compile_combined(engine: &Engine, entries: &[String]) -> Result<Arc<Program>, String> {
     let mut engine = engine.clone();
     engine

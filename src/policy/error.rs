@@ -22,6 +22,26 @@ pub enum PolicyError {
         source: std::io::Error,
     },
 
+    #[error("policy file {} is {kind}; policy files must be regular files", file.display())]
+    NotRegular { file: PathBuf, kind: &'static str },
+
+    #[error("policy {} is larger than the limit of {limit} bytes", file.display())]
+    TooLarge { file: PathBuf, limit: u64 },
+
+    #[error("policy directory {} holds {count} policy files; the limit is {limit} (merge modules)", dir.display())]
+    TooManyFiles {
+        dir: PathBuf,
+        count: usize,
+        limit: usize,
+    },
+
+    #[error("policy directory {} kept changing ({what}; read {attempts} times); deploy a complete new directory and swap a symlink to it", dir.display())]
+    Unstable {
+        dir: PathBuf,
+        attempts: usize,
+        what: String,
+    },
+
     #[error("policy directory {} holds no *.rego module", dir.display())]
     DirEmpty { dir: PathBuf },
 
@@ -49,6 +69,9 @@ pub enum PolicyError {
         message: String,
     },
 
+    #[error("policy cannot be compiled for the policy VM (guarded-sh enforces only through it): {message}")]
+    Unsupported { message: String },
+
     #[error("policy rules conflict: {location}: {message}")]
     Conflict { location: String, message: String },
 
@@ -69,6 +92,10 @@ impl PolicyError {
             Self::DirMissing { .. } => "policy.dir_missing",
             Self::DirUnreadable { .. } => "policy.dir_unreadable",
             Self::FileUnreadable { .. } => "policy.file_unreadable",
+            Self::NotRegular { .. } => "policy.not_regular",
+            Self::TooLarge { .. } => "policy.too_large",
+            Self::TooManyFiles { .. } => "policy.too_many_files",
+            Self::Unstable { .. } => "policy.unstable",
             Self::DirEmpty { .. } => "policy.dir_empty",
             Self::Parse { .. } => "policy.parse",
             Self::Package { .. } => "policy.package",
@@ -77,6 +104,7 @@ impl PolicyError {
             Self::Recursion { .. } => "policy.recursion",
             Self::Undefined { .. } => "policy.undefined",
             Self::IllTyped { .. } => "policy.ill_typed",
+            Self::Unsupported { .. } => "policy.unsupported",
             Self::Conflict { .. } => "policy.conflict",
             Self::Eval { .. } => "policy.eval_error",
             Self::Budget { .. } => "policy.budget",
@@ -86,10 +114,14 @@ impl PolicyError {
 
     /// Every reason id, in declaration order (for the exhaustive test).
     #[cfg(test)]
-    pub const REASON_IDS: [&'static str; 15] = [
+    pub const REASON_IDS: [&'static str; 20] = [
         "policy.dir_missing",
         "policy.dir_unreadable",
         "policy.file_unreadable",
+        "policy.not_regular",
+        "policy.too_large",
+        "policy.too_many_files",
+        "policy.unstable",
         "policy.dir_empty",
         "policy.parse",
         "policy.package",
@@ -98,6 +130,7 @@ impl PolicyError {
         "policy.recursion",
         "policy.undefined",
         "policy.ill_typed",
+        "policy.unsupported",
         "policy.conflict",
         "policy.eval_error",
         "policy.budget",

@@ -5,12 +5,13 @@
 
 pub mod cache;
 pub mod decision;
-mod directory;
+pub mod directory;
 pub mod enforcement;
 pub mod engine;
 pub mod entry;
 pub mod error;
 pub mod input;
+pub mod memory;
 pub mod rego_value;
 mod rule_cycles;
 pub mod tests_runner;

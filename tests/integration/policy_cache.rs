@@ -168,6 +168,7 @@ fn concurrent_writers_leave_one_valid_file() {
     let names: Vec<String> = std::fs::read_dir(cache.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".lock"))
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(names[0].ends_with(".rvm"));
@@ -193,31 +194,39 @@ fn missing_cache_directory_still_evaluates() {
     assert!(!absent.exists());
 }
 
+/// The RVM cannot compile `with`; enforcement does not switch to the interpreter (whose bounds
+/// and conflict semantics differ) but denies, with and without a cache directory alike.
 #[test]
-fn with_keyword_falls_back_to_the_interpreter() {
+fn with_keyword_is_unsupported_not_a_back_end_switch() {
     let (policies, cache) = setup();
     std::fs::write(
         policies.path().join("with.rego"),
         "package honey\nimport rego.v1\nrequires contains \"w\" if { medium with input.command.max_severity as \"medium\" }\nmedium if input.command.max_severity == \"medium\"\n",
     )
     .unwrap();
-    for _ in 0..2 {
-        let policy = cached(policies.path(), cache.path());
-        match policy.cache_status() {
-            CacheStatus::Fallback(message) => assert!(message.contains("with"), "{message}"),
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(policy.backend(), BackendKind::Interpreter);
-        assert_eq!(verdicts(&policy), EXPECTED);
+    for mode in [CacheMode::Dir(cache.path().to_path_buf()), CacheMode::Off] {
+        let error = load(policies.path(), &mode).unwrap_err();
+        assert_eq!(error.reason_id(), "policy.unsupported", "{mode:?}: {error}");
+        assert!(error.to_string().contains("with"), "{error}");
     }
-    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    let programs = std::fs::read_dir(cache.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".rvm")
+        })
+        .count();
+    assert_eq!(programs, 0);
 }
 
 #[test]
-fn cache_off_uses_the_interpreter() {
+fn cache_off_compiles_the_same_program_in_memory() {
     let (policies, _cache) = setup();
     let policy = load(policies.path(), &CacheMode::Off).unwrap();
-    assert_eq!(policy.backend(), BackendKind::Interpreter);
+    assert_eq!(policy.backend(), BackendKind::Rvm);
     assert_eq!(policy.cache_status(), &CacheStatus::Off);
     assert_eq!(verdicts(&policy), EXPECTED);
     assert_eq!(policy.files(), [policies.path().join("p.rego")]);
@@ -291,13 +300,14 @@ fn the_cached_program_carries_no_sources_or_spans() {
     assert_eq!(verdicts(&second), EXPECTED);
 }
 
-/// A write prunes what no run can read any more: files of an older format and temp files a dead
-/// writer left over an hour ago, and cache-named files with no guarded-sh header. Everything
-/// else stays: entries of this format for other policies, a newer guarded-sh's files, fresh
+/// A write prunes what nobody has used for `UNUSED_FOR` (read or written: the later of atime and
+/// mtime), whatever its format, and temp and lock files a dead writer left over an hour ago.
+/// Everything else stays: another version's files in use (older or newer format: mixed versions
+/// sharing the cache do not evict each other), entries of this format for other policies, fresh
 /// temps (a writer may be mid-write), links (and what they point to), directories, foreign
 /// names. A cache hit prunes nothing.
 #[test]
-fn a_write_prunes_old_formats_and_abandoned_temps_only() {
+fn a_write_prunes_only_what_nobody_used_for_a_month() {
     let (policies, cache) = setup();
     let dir = cache.path();
     let first = cached(policies.path(), dir);
@@ -308,15 +318,27 @@ fn a_write_prunes_old_formats_and_abandoned_temps_only() {
     let key = |c: char| c.to_string().repeat(64);
     let hours_ago =
         |h: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(h * 3600);
+    let unused = guarded_sh::policy::cache::UNUSED_FOR.as_secs() / 3600 + 24;
     // (name, what it is, kept?)
     let cases: &[(String, &str, bool)] = &[
-        (format!("{}.rvm", key('a')), "older format", false),
-        (format!("{}.rvm", key('b')), "shorter than a magic", false),
+        (format!("{}.rvm", key('a')), "older format, in use", true),
+        (format!("{}.rvm", key('7')), "older format, unused", false),
+        (
+            format!("{}.rvm", key('6')),
+            "older format, read lately",
+            true,
+        ),
+        (
+            format!("{}.rvm", key('b')),
+            "shorter than a magic, unused",
+            false,
+        ),
         (
             format!("{}.rvm", key('c')),
             "this format, another policy",
             true,
         ),
+        (format!("{}.rvm", key('5')), "this format, unused", false),
         (
             format!(".{}.99.0.tmp", key('d')),
             "temp, two hours old",
@@ -327,24 +349,41 @@ fn a_write_prunes_old_formats_and_abandoned_temps_only() {
             "temp, just written",
             true,
         ),
-        (format!("{}.rvm", key('9')), "a newer format", true),
-        (format!("{}.rvm", key('8')), "no guarded-sh header", false),
+        (format!(".{}.lock", key('4')), "lock, two hours old", false),
+        (format!(".{}.lock", key('3')), "lock, just made", true),
+        (format!("{}.rvm", key('9')), "a newer format, in use", true),
+        (format!("{}.rvm", key('2')), "a newer format, unused", false),
+        (format!("{}.rvm", key('8')), "no guarded-sh header", true),
         (format!("{}.rvm", key('f')), "link to an older format", true),
         (format!("{}.rvm", key('1')), "directory", true),
-        ("notes.txt".to_string(), "foreign name, older format", true),
-        (format!("{}.rvm", "A".repeat(64)), "upper-case key", true),
+        ("notes.txt".to_string(), "foreign name, unused", true),
+        (
+            format!("{}.rvm", "A".repeat(64)),
+            "upper-case key, unused",
+            true,
+        ),
     ];
     for (name, what, _) in cases {
         let path = dir.join(name);
         match *what {
-            "older format" | "foreign name, older format" | "upper-case key" => {
+            "older format, in use" | "older format, unused" | "older format, read lately" => {
                 std::fs::write(&path, b"GSHRVM02 old payload").unwrap()
             }
-            "shorter than a magic" => std::fs::write(&path, b"GSH").unwrap(),
-            "this format, another policy" => std::fs::write(&path, &current).unwrap(),
-            "a newer format" => std::fs::write(&path, b"GSHRVM99 from a newer one").unwrap(),
+            "foreign name, unused" | "upper-case key, unused" => {
+                std::fs::write(&path, b"GSHRVM02 old payload").unwrap()
+            }
+            "shorter than a magic, unused" => std::fs::write(&path, b"GSH").unwrap(),
+            "this format, another policy" | "this format, unused" => {
+                std::fs::write(&path, &current).unwrap()
+            }
+            "a newer format, in use" | "a newer format, unused" => {
+                std::fs::write(&path, b"GSHRVM99 from a newer one").unwrap()
+            }
             "no guarded-sh header" => std::fs::write(&path, b"REGO\x06\0\0\0 bare").unwrap(),
-            "temp, two hours old" | "temp, just written" => {
+            "temp, two hours old"
+            | "temp, just written"
+            | "lock, two hours old"
+            | "lock, just made" => {
                 let file = std::fs::File::create(&path).unwrap();
                 if what.contains("two hours") {
                     file.set_modified(hours_ago(2)).unwrap();
@@ -353,6 +392,22 @@ fn a_write_prunes_old_formats_and_abandoned_temps_only() {
             "link to an older format" => std::os::unix::fs::symlink(&old_target, &path).unwrap(),
             "directory" => std::fs::create_dir(&path).unwrap(),
             other => panic!("no setup for {other}"),
+        }
+        if what.ends_with("unused") || what.ends_with("read lately") {
+            let read = if what.ends_with("read lately") {
+                hours_ago(1)
+            } else {
+                hours_ago(unused)
+            };
+            let times = std::fs::FileTimes::new()
+                .set_accessed(read)
+                .set_modified(hours_ago(unused));
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_times(times)
+                .unwrap();
         }
     }
     // A hit writes nothing, so it prunes nothing.
