@@ -113,6 +113,7 @@ pub fn run(args: &[OsString]) -> i32 {
     let stdin = (!ctx.stdin_tty && surface != Surface::Stdin).then(|| {
         StdinProgram::new(
             config.limits.max_payload_bytes,
+            std::time::Duration::from_secs(config.limits.max_pipe_seconds),
             payload::become_marker(&text),
         )
     });

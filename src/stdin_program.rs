@@ -9,12 +9,11 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-/// How long the whole program may take to arrive (its end of file included).
-pub const MAX_WAIT: Duration = Duration::from_secs(10);
-
 /// The process's stdin, read at most once.
 pub struct StdinProgram {
     max_bytes: usize,
+    /// How long the whole program may take to arrive (its end of file included).
+    wait: Duration,
     /// A line the sender waits for before it sends the program (`payload::become_marker`):
     /// written to stdout just before stdin is read, and only then.
     handshake: Option<String>,
@@ -22,9 +21,10 @@ pub struct StdinProgram {
 }
 
 impl StdinProgram {
-    pub fn new(max_bytes: usize, handshake: Option<String>) -> Self {
+    pub fn new(max_bytes: usize, wait: Duration, handshake: Option<String>) -> Self {
         StdinProgram {
             max_bytes,
+            wait,
             handshake,
             read: RefCell::new(None),
         }
@@ -41,7 +41,7 @@ impl StdinProgram {
                     return Err("cannot answer the sender's handshake on stdout".into());
                 }
             }
-            read_all(self.max_bytes, MAX_WAIT)
+            read_all(self.max_bytes, self.wait)
         });
         bytes
             .as_ref()

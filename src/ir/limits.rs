@@ -32,8 +32,9 @@ pub struct Limits {
     /// Largest automation payload decoded, in bytes (an Ansible AnsiballZ wrapper, which is
     /// generated code of 100 KiB and more); a larger one is denied undecoded.
     pub max_payload_bytes: usize,
-    /// How long a script read from a pipe (on stdin, `-s`, or a FIFO or `<(…)` operand) may take
-    /// to arrive, its end of file included, in seconds; one that has not ended by then is denied.
+    /// How long a script read from a pipe (on stdin, `-s`, or a FIFO or `<(…)` operand), or a
+    /// program an interpreter reads from stdin, may take to arrive, its end of file included, in
+    /// seconds; one that has not ended by then is denied.
     pub max_pipe_seconds: u64,
 }
 

@@ -397,14 +397,9 @@ fn audit_file_trust_for_a_gated_user() {
                 audit.display()
             ),
         );
-        let mut c = Command::new("setpriv");
-        c.args([
-            &format!("--reuid={NOBODY}"),
-            &format!("--regid={NOBODY}"),
-            "--clear-groups",
-        ]);
-        c.arg(crate::setup::BIN).args(["-c", "echo ran"]);
-        s.configure(&mut c);
+        // As a gated user, the configuration is read from the default path only.
+        s.install_config();
+        let c = s.as_user(NOBODY, NOBODY, &["-c", "echo ran"]);
         let r = run(c, b"", DECISION, false);
         let records = lines(&audit);
         if message.is_empty() {

@@ -179,6 +179,7 @@ fn version_names_the_commit_and_the_cache_format_it_writes() {
     let files: Vec<_> = std::fs::read_dir(s.path("cache"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension() == Some("rvm".as_ref()))
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     let bytes = std::fs::read(&files[0]).unwrap();

@@ -214,14 +214,16 @@ fn an_unreadable_script_is_126_with_the_shells_message() {
         std::fs::Permissions::from_mode(0o644),
     )
     .unwrap();
-    let as_nobody = |shell: &str| {
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", shell])
-            .arg(&script);
-        s.configure(&mut c);
-        run(c, b"", Duration::from_secs(20), false)
-    };
-    let (want, got) = (as_nobody("bash"), as_nobody(BIN));
+    // bash plainly; guarded-sh with its configuration at the default path (a gated user's is
+    // read from there only).
+    let mut bash = Command::new("setpriv");
+    bash.args(["--reuid=65534", "--regid=65534", "--clear-groups", "bash"])
+        .arg(&script);
+    s.configure(&mut bash);
+    s.install_config();
+    let gated = s.as_user(65534, 65534, &[&script.display().to_string()]);
+    let limit = Duration::from_secs(20);
+    let (want, got) = (run(bash, b"", limit, false), run(gated, b"", limit, false));
     assert_eq!(want.code, Some(126), "{}", want.stderr);
     assert_eq!(
         (got.code, normalized(&got.stderr), got.stdout_text()),
