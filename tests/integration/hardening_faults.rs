@@ -266,6 +266,21 @@ fn missing_or_unusable_real_shell_denies_with_a_stderr_line() {
                 if why.starts_with("No") { 2 } else { 13 }
             )
         );
+        // The allow is followed by the failure, under the same decision id.
+        let audit = s.audit();
+        let verdicts: Vec<_> = audit
+            .iter()
+            .map(|r| (r["verdict"].as_str(), r["reason_id"].as_str()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                (Some("allow"), Some("allow")),
+                (Some("error"), Some("exec.failed"))
+            ],
+            "{shell}: {audit:?}"
+        );
+        assert_eq!(audit[0]["decision_id"], audit[1]["decision_id"], "{shell}");
     }
     // A relative path is a configuration error: nothing runs, status 2.
     let s = Setup::with("[shells]\ndefault = \"bash\"\n");
