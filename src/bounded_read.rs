@@ -105,7 +105,7 @@ fn read_regular(file: std::fs::File, max: usize) -> Result<Vec<u8>, ReadError> {
 }
 
 /// What a file that is not regular is, in words.
-fn kind_name(kind: &std::fs::FileType) -> &'static str {
+pub(crate) fn kind_name(kind: &std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if kind.is_dir() {
         "a directory"

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 pub const DEFAULT_PATH: &str = "/etc/guarded-sh/config.toml";
@@ -301,7 +301,7 @@ fn read_trusted(path: &Path, uid: u32, gids: &[u32]) -> Result<Option<String>, C
     if !opened.is_file() {
         return Err(ConfigError::NotRegular {
             path: path.into(),
-            kind: file_kind(&opened.file_type()),
+            kind: crate::bounded_read::kind_name(&opened.file_type()),
         });
     }
     if opened.len() > MAX_BYTES {
@@ -325,22 +325,6 @@ fn read_trusted(path: &Path, uid: u32, gids: &[u32]) -> Result<Option<String>, C
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|e| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
-}
-
-fn file_kind(kind: &std::fs::FileType) -> &'static str {
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "another kind of file"
-    }
 }
 
 pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
