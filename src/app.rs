@@ -9,6 +9,7 @@ use crate::exec::{self, ShellExec};
 use crate::gate::{self, Assessment, Overrides, Request};
 use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
+pub use crate::stderr::say;
 use crate::stdin_program::StdinProgram;
 use crate::verdict::{
     exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED, EXIT_REVIEW_ALLOW, EXIT_USAGE,
@@ -273,10 +274,4 @@ fn document(invocation: &Invocation) -> i32 {
         }
         None => EXIT_USAGE,
     }
-}
-
-/// One line on stderr, never panicking (stderr may be closed or full); false when it failed.
-pub fn say(line: &str) -> bool {
-    use std::io::Write;
-    writeln!(std::io::stderr(), "{line}").is_ok()
 }

@@ -69,11 +69,17 @@ pub fn regular_file(path: &Path, max: usize) -> Result<Vec<u8>, ReadError> {
 
 /// The whole of the script `path`, at most `max` bytes, with no NUL byte: a regular file as
 /// [`regular_file`] reads it, a pipe (a FIFO, `<(…)`) as [`stdin`] reads stdin, to its end
-/// within `wait`; anything else is refused unread.
-pub fn script(path: &Path, max: usize, wait: Duration) -> Result<Vec<u8>, ReadError> {
+/// within `wait` (`before_waiting` is called first); anything else is refused unread.
+pub fn script(
+    path: &Path,
+    max: usize,
+    wait: Duration,
+    before_waiting: impl FnOnce(),
+) -> Result<Vec<u8>, ReadError> {
     use std::os::unix::fs::FileTypeExt;
     let (file, kind) = open(path)?;
     if kind.is_fifo() {
+        before_waiting();
         return stream(&file, max, wait);
     }
     if !kind.is_file() {

@@ -1,14 +1,18 @@
 //! Signals during the decision. SIGTERM, SIGINT and SIGHUP are blocked from the first line of
-//! the process and taken by one waiting thread (no handler, no `unsafe`): one that lands while
-//! the gate decides, or while a held command waits for approval, is recorded as a final deny
-//! (nothing runs), and the process then dies of that signal, as the real shell would have.
+//! the process (no handler, no `unsafe`): one that lands while the gate decides, or while a held
+//! command waits for approval, is recorded as a final deny (nothing runs), and the process then
+//! dies of that signal, as the real shell would have. A pending signal is taken at each step of
+//! the decision ([`deciding`], [`release`]) through a non-blocking signalfd; before a wait that
+//! can be long (a pipe read to its end, the approval prompt) [`watch`] starts one thread that
+//! takes it at once. The common command starts no thread and reads no `/proc` file.
 
-use crate::app::say;
 use crate::audit::{self, Record};
 use crate::config::AuditConfig;
+use crate::stderr::say;
 use crate::verdict::{Effect, Stage, Verdict};
 use nix::sys::signal::{pthread_sigmask, raise, SigSet, SigmaskHow, Signal};
-use std::sync::{Mutex, MutexGuard};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use std::sync::{Mutex, MutexGuard, Once};
 use std::time::Instant;
 
 /// The stable reason id of a decision cut short by a signal.
@@ -17,7 +21,7 @@ pub const REASON_ID: &str = "interrupted";
 /// The signals that end a decision with a record.
 const TERMINATING: [Signal; 3] = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
 
-/// What the waiting thread writes if a signal comes now.
+/// What a signal taken now does.
 enum State {
     /// No decision under way yet (arguments, configuration) or none at all (help, review,
     /// the check server): a signal is not recorded, it only ends the process.
@@ -33,36 +37,50 @@ enum State {
     Released,
 }
 
-static STATE: Mutex<State> = Mutex::new(State::Idle);
-/// The signal mask the process started with, restored before the exec.
-static ORIGINAL_MASK: Mutex<Option<SigSet>> = Mutex::new(None);
+/// What [`arm`] did: the mask the process started with (restored before the exec) and the
+/// terminating signals it blocked that the process did not start with blocked.
+struct Armed {
+    original: SigSet,
+    blocked: SigSet,
+    pending: Option<SignalFd>,
+}
 
-/// Blocks the terminating signals the process did not start with blocked or ignored, and
-/// starts the thread that waits for them. Call it before any other thread starts (they inherit
-/// the mask). Without it (an error), signals keep their default effect: no record, nothing run.
+static STATE: Mutex<State> = Mutex::new(State::Idle);
+static ARMED: Mutex<Option<Armed>> = Mutex::new(None);
+static WATCHER: Once = Once::new();
+
+/// Blocks the terminating signals the process did not start with blocked. Call it before any
+/// other thread starts (threads inherit the mask). Without it (an error), signals keep their
+/// default effect: no record, nothing run.
 pub fn arm() {
-    let waited = waited_signals();
-    if waited.iter().next().is_none() {
-        return;
-    }
+    let mut wanted = SigSet::empty();
+    TERMINATING.into_iter().for_each(|s| wanted.add(s));
     let mut original = SigSet::empty();
-    if pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&waited), Some(&mut original)).is_err() {
+    if pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&wanted), Some(&mut original)).is_err() {
         return;
     }
-    *lock(&ORIGINAL_MASK) = Some(original);
-    let started = std::thread::Builder::new()
-        .name("guarded-sh-signals".into())
-        .stack_size(256 * 1024)
-        .spawn(move || wait_for(waited));
-    if started.is_err() {
-        // Nobody would take them: back to the mask the process was given.
-        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&original), None);
+    let mut blocked = SigSet::empty();
+    for signal in TERMINATING.into_iter().filter(|s| !original.contains(*s)) {
+        blocked.add(signal);
     }
+    let pending = SignalFd::with_flags(&blocked, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC);
+    let Ok(pending) = pending else {
+        // Nothing could take them: back to the mask the process was given.
+        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&original), None);
+        return;
+    };
+    *lock(&ARMED) = Some(Armed {
+        original,
+        blocked,
+        pending: Some(pending),
+    });
 }
 
 /// From now on a signal ends the decision with `record` (its verdict replaced by the
-/// interruption): the record of the command as far as it is decided, under its decision id.
+/// interruption): the record of the command as far as it is decided, under its decision id. A
+/// signal that came during the step before ends it with that step's record first.
 pub fn deciding(record: &Record, audit: &AuditConfig, started: Instant) {
+    take_pending();
     let mut state = lock(&STATE);
     if !matches!(*state, State::Released) {
         *state = State::Deciding {
@@ -73,69 +91,79 @@ pub fn deciding(record: &Record, audit: &AuditConfig, started: Instant) {
     }
 }
 
-/// The decision is final: no signal is recorded any more, and this thread gets back the mask
-/// the process started with (so an exec that keeps the mask hands the real shell exactly
-/// that one). Blocks while a signal's record is being written; the process then dies of it.
+/// A wait that can be long follows: from now on a signal is taken at once, by a thread that
+/// waits for it (started once, only for such waits).
+pub fn watch() {
+    let Some(waited) = waited_signals() else {
+        return;
+    };
+    WATCHER.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("guarded-sh-signals".into())
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                if let Ok(signal) = waited.wait() {
+                    finish(signal);
+                }
+            });
+    });
+}
+
+/// The decision is final: a signal that came before now is still recorded, later ones are
+/// not, and this thread gets back the mask the process started with (so the exec, which keeps
+/// the mask, hands the real shell exactly that one). Blocks while a signal's record is being
+/// written; the process then dies of it.
 pub fn release() {
+    take_pending();
     let mut state = lock(&STATE);
     *state = State::Released;
-    if let Some(original) = *lock(&ORIGINAL_MASK) {
-        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&original), None);
+    let mut armed = lock(&ARMED);
+    if let Some(armed) = armed.as_mut() {
+        armed.pending = None;
+        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&armed.original), None);
     }
 }
 
-/// The verdict of a decision cut short by `signal`.
-pub fn interrupted(signal: Signal, held: bool) -> Verdict {
-    let when = if held {
-        "while waiting for approval"
-    } else {
-        "before a decision"
-    };
-    Verdict::deny(
-        Stage::Error,
-        REASON_ID,
-        format!("interrupted by {} {when}; nothing was run", signal.as_str()),
-    )
+/// Takes a terminating signal that is pending, if any: one the process started with ignored is
+/// dropped (a background job's SIGINT must not end the command), any other ends it.
+fn take_pending() {
+    loop {
+        let taken = {
+            let mut armed = lock(&ARMED);
+            let Some(fd) = armed.as_mut().and_then(|a| a.pending.as_mut()) else {
+                return;
+            };
+            match fd.read_signal() {
+                Ok(Some(info)) => Signal::try_from(info.ssi_signo as i32).ok(),
+                _ => return,
+            }
+        };
+        if let Some(signal) = taken {
+            if !ignored_signals().contains(&signal) {
+                finish(signal);
+            }
+        }
+    }
 }
 
-/// The terminating signals this process may take: not those it started with blocked (the
-/// caller holds them back on purpose) or ignored (a background job's SIGINT: a blocked
-/// ignored signal would still be queued, and must not end the command).
-fn waited_signals() -> SigSet {
-    let blocked = SigSet::thread_get_mask().unwrap_or_else(|_| SigSet::empty());
+/// The blocked terminating signals the process did not start with ignored; `None` when there
+/// is none (nothing was armed).
+fn waited_signals() -> Option<SigSet> {
+    let armed = lock(&ARMED);
+    let blocked = armed.as_ref()?.blocked;
     let ignored = ignored_signals();
     let mut set = SigSet::empty();
     for signal in TERMINATING {
-        if !blocked.contains(signal) && !ignored.contains(&signal) {
+        if blocked.contains(signal) && !ignored.contains(&signal) {
             set.add(signal);
         }
     }
-    set
+    set.iter().next().map(|_| set)
 }
 
-/// The signals ignored at start, from `SigIgn` in /proc/self/status (the safe way to read a
-/// disposition).
-fn ignored_signals() -> Vec<Signal> {
-    ignored_in(&std::fs::read_to_string("/proc/self/status").unwrap_or_default())
-}
-
-/// Which of ours a `/proc/PID/status` text says are ignored; all of them when it says nothing
-/// readable, so that nothing is taken that should not be.
-fn ignored_in(status: &str) -> Vec<Signal> {
-    let mask = status
-        .lines()
-        .find_map(|l| l.strip_prefix("SigIgn:"))
-        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok());
-    TERMINATING
-        .into_iter()
-        .filter(|&s| mask.is_none_or(|m| m & (1u64 << (s as i32 - 1)) != 0))
-        .collect()
-}
-
-/// The waiting thread: takes one signal, records it if a decision is under way, then ends the
-/// process with it. It keeps the state locked throughout, so the exec can never follow.
-fn wait_for(waited: SigSet) {
-    let Ok(signal) = waited.wait() else { return };
+/// Records `signal`'s end of the decision under way, if one is, and ends the process with it.
+/// The state stays locked throughout, so the exec can never follow.
+fn finish(signal: Signal) -> ! {
     let state = lock(&STATE);
     if let State::Deciding {
         record,
@@ -157,6 +185,39 @@ fn wait_for(waited: SigSet) {
         audit::record(audit, &last);
     }
     die_of(signal, state);
+}
+
+/// The verdict of a decision cut short by `signal`.
+pub fn interrupted(signal: Signal, held: bool) -> Verdict {
+    let when = if held {
+        "while waiting for approval"
+    } else {
+        "before a decision"
+    };
+    Verdict::deny(
+        Stage::Error,
+        REASON_ID,
+        format!("interrupted by {} {when}; nothing was run", signal.as_str()),
+    )
+}
+
+/// The signals ignored at start, from `SigIgn` in /proc/self/status (the safe way to read a
+/// disposition).
+fn ignored_signals() -> Vec<Signal> {
+    ignored_in(&std::fs::read_to_string("/proc/self/status").unwrap_or_default())
+}
+
+/// Which of ours a `/proc/PID/status` text says are ignored; all of them when it says nothing
+/// readable, so that nothing is taken that should not be.
+fn ignored_in(status: &str) -> Vec<Signal> {
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok());
+    TERMINATING
+        .into_iter()
+        .filter(|&s| mask.is_none_or(|m| m & (1u64 << (s as i32 - 1)) != 0))
+        .collect()
 }
 
 /// Ends the process with `signal` at its default disposition, so the caller sees what the real

@@ -36,6 +36,7 @@ pub(crate) mod review;
 pub mod script_files;
 pub(crate) mod shell;
 pub mod signals;
+pub(crate) mod stderr;
 pub(crate) mod stdin_program;
 pub(crate) mod target;
 pub(crate) mod trust;

@@ -73,7 +73,7 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Re
         ShellMode::Script { path, operands } => {
             let max = config.limits.max_bytes.min(MAX_ARG_TEXT);
             let wait = Duration::from_secs(config.limits.max_pipe_seconds);
-            let bytes = bounded_read::script(path, max, wait)
+            let bytes = bounded_read::script(path, max, wait, crate::interrupt::watch)
                 .map_err(|e| script_refusal(call, &real_shell(config, call.name), path, e))?;
             // `-c CONTENT PATH ARGS…` keeps `$0`.
             let mut args = call.options.clone();
@@ -97,6 +97,7 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Re
             // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole.
             let max = config.interactive.max_stdin_bytes.min(MAX_ARG_TEXT);
             let wait = Duration::from_secs(config.limits.max_pipe_seconds);
+            crate::interrupt::watch();
             let bytes = bounded_read::stdin(max, wait)
                 .map_err(|e| Refusal::denied(Surface::Stdin, stdin_verdict(e)))?;
             let content = String::from_utf8_lossy(&bytes).into_owned();

@@ -41,6 +41,7 @@ impl StdinProgram {
                     return Err("cannot answer the sender's handshake on stdout".into());
                 }
             }
+            crate::interrupt::watch();
             read_all(self.max_bytes, self.wait)
         });
         bytes

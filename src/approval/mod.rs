@@ -110,6 +110,8 @@ pub fn resolve(ctx: &Context, config: &ApprovalConfig, held: &Held) -> Resolutio
 }
 
 fn confirm(held: &Held, timeout: Duration) -> Result<(), ApprovalError> {
+    // The answer can take a while: a Ctrl-C at the prompt ends it at once, with a record.
+    crate::interrupt::watch();
     let first = held
         .text
         .lines()
