@@ -94,7 +94,7 @@ allow = false
 
 [audit]
 syslog = $syslog
-# file = "/var/log/guarded-sh/audit.jsonl"   # root-owned, appendable by the gated users (mode 0622), in a directory they cannot write
+# file = "/var/log/guarded-sh/audit.jsonl"   # root-owned, appendable (and readable, for torn-tail repair) by the gated users, in a directory they cannot write
 required = false
 
 [interactive]

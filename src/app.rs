@@ -141,6 +141,7 @@ pub fn run(args: &[OsString]) -> i32 {
         assessment.verdict = gate::approve(&ctx, &config, &mut assessment, &request, &decision_id);
         record = decided_record(&ctx, &config, &request, &assessment, started);
         record.decision_id = decision_id;
+        interrupt::deciding(&record, &config.audit, started);
         if !audited(&config, &record) && record.verdict.allowed() {
             say("guarded-sh: denied: the approved command could not be audited");
             return EXIT_DENIED;
@@ -151,6 +152,8 @@ pub fn run(args: &[OsString]) -> i32 {
         ..
     } = record.verdict
     else {
+        // Final and recorded: a signal from now on only ends the process.
+        interrupt::release();
         say(&format!("guarded-sh: denied: {}", record.verdict.reason));
         return exit_status(surface, &record.verdict).unwrap_or(EXIT_DENIED);
     };

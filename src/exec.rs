@@ -3,7 +3,8 @@
 //! failure. What the real shell inherits, and the two known gaps:
 //!
 //! - Signals the caller ignored (SIGHUP under nohup, SIGINT/SIGQUIT for a background job) stay
-//!   ignored: neither std nor `Command::exec` touches them; the signal mask is emptied.
+//!   ignored: neither std nor `Command::exec` touches them. The signal mask is the caller's:
+//!   `interrupt::release` restores it just before the exec (`Command::exec` keeps the mask).
 //! - SIGPIPE is always SIG_DFL. std's runtime sets it to SIG_IGN before `main` whatever it was
 //!   (`sys::pal::unix::init`, `reset_sigpipe` with the default `sigpipe::DEFAULT`), keeping no
 //!   record of the old disposition, and `Command::exec` sets SIG_DFL. A caller's ignored SIGPIPE

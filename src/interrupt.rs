@@ -12,6 +12,7 @@ use crate::stderr::say;
 use crate::verdict::{Effect, Stage, Verdict};
 use nix::sys::signal::{pthread_sigmask, raise, SigSet, SigmaskHow, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
+use std::os::fd::AsFd;
 use std::sync::{Mutex, MutexGuard, Once};
 use std::time::Instant;
 
@@ -98,15 +99,38 @@ pub fn watch() {
         return;
     };
     WATCHER.call_once(|| {
+        let Ok(fd) = SignalFd::with_flags(&waited, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+        else {
+            return;
+        };
         let _ = std::thread::Builder::new()
             .name("guarded-sh-signals".into())
             .stack_size(256 * 1024)
-            .spawn(move || {
-                if let Ok(signal) = waited.wait() {
-                    finish(signal);
-                }
-            });
+            .spawn(move || take_when_it_comes(fd));
     });
+}
+
+/// The waiting thread: waits until a signal is pending, then takes it only while the decision
+/// is not yet final. After [`release`] it leaves the signal pending, so it reaches the process
+/// (and, across the exec, the real shell) as it would have without guarded-sh: never lost.
+fn take_when_it_comes(fd: SignalFd) {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    loop {
+        let mut ready = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut ready, PollTimeout::NONE) {
+            Ok(_) | Err(nix::Error::EINTR) => {}
+            Err(_) => return,
+        }
+        let state = lock(&STATE);
+        if matches!(*state, State::Released) {
+            return;
+        }
+        if let Ok(Some(info)) = fd.read_signal() {
+            if let Ok(signal) = Signal::try_from(info.ssi_signo as i32) {
+                finish_with(signal, state);
+            }
+        }
+    }
 }
 
 /// The decision is final: a signal that came before now is still recorded, later ones are
@@ -164,7 +188,10 @@ fn waited_signals() -> Option<SigSet> {
 /// Records `signal`'s end of the decision under way, if one is, and ends the process with it.
 /// The state stays locked throughout, so the exec can never follow.
 fn finish(signal: Signal) -> ! {
-    let state = lock(&STATE);
+    finish_with(signal, lock(&STATE))
+}
+
+fn finish_with(signal: Signal, state: MutexGuard<'_, State>) -> ! {
     if let State::Deciding {
         record,
         audit,
@@ -173,7 +200,7 @@ fn finish(signal: Signal) -> ! {
     {
         let held = record.verdict.effect == Effect::Held;
         let mut last = (**record).clone();
-        last.verdict = interrupted(signal, held);
+        last.verdict = interrupted(signal, record.verdict.effect);
         last.time = audit::now_rfc3339();
         last.duration_us = started.elapsed().as_micros() as u64;
         // At the prompt the cursor is after the question.
@@ -188,11 +215,13 @@ fn finish(signal: Signal) -> ! {
 }
 
 /// The verdict of a decision cut short by `signal`.
-pub fn interrupted(signal: Signal, held: bool) -> Verdict {
-    let when = if held {
-        "while waiting for approval"
-    } else {
-        "before a decision"
+/// `so_far` is the effect decided when it came: held (at the prompt), allowed (approved, not yet
+/// run), or none yet.
+pub fn interrupted(signal: Signal, so_far: Effect) -> Verdict {
+    let when = match so_far {
+        Effect::Held => "while waiting for approval",
+        Effect::Allow => "before the allowed command ran",
+        Effect::Deny => "before a decision",
     };
     Verdict::deny(
         Stage::Error,
@@ -261,13 +290,13 @@ mod tests {
 
     #[test]
     fn the_interrupted_verdict_says_what_happened() {
-        let v = interrupted(Signal::SIGTERM, false);
+        let v = interrupted(Signal::SIGTERM, Effect::Deny);
         assert_eq!((v.effect, v.reason_id), (Effect::Deny, REASON_ID));
         assert_eq!(
             v.reason,
             "interrupted by SIGTERM before a decision; nothing was run"
         );
-        let held = interrupted(Signal::SIGINT, true);
+        let held = interrupted(Signal::SIGINT, Effect::Held);
         assert_eq!(
             held.reason,
             "interrupted by SIGINT while waiting for approval; nothing was run"

@@ -212,6 +212,12 @@ fn list(dirfd: &OwnedFd, dir: &Path, with_tests: bool) -> Result<Vec<String>, Po
         if !wanted || name.starts_with('.') {
             continue;
         }
+        // Files are opened by name again: one that is not UTF-8 could not be (nor named plainly).
+        if entry.file_name().to_str().is_err() {
+            return Err(PolicyError::NameNotUtf8 {
+                file: dir.join(&name),
+            });
+        }
         if entry.file_type() == Some(Type::Directory) {
             return Err(PolicyError::NotRegular {
                 file: dir.join(&name),

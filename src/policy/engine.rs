@@ -1,6 +1,8 @@
 //! Loading a policy directory and evaluating `data.honey` for one input, failing closed.
-//! Enforcement runs only the RVM program (cached or compiled in memory); the interpreter serves
-//! the checks that make the RVM safe to run (validation, conflicts) and the differential tests.
+//! Enforcement runs the RVM program (cached or compiled in memory, the same either way); the
+//! interpreter serves the checks that make the RVM safe to run (validation), the differential
+//! tests, and one decision: `allow` true with a declared `decision` the RVM left undefined (a
+//! conflict the RVM cannot report), bounded by the wall clock only.
 
 use super::cache::{self, CacheMiss};
 use super::decision::{PolicyDecision, ENTRY_POINTS};

@@ -28,6 +28,9 @@ pub enum PolicyError {
     #[error("policy {} is larger than the limit of {limit} bytes", file.display())]
     TooLarge { file: PathBuf, limit: u64 },
 
+    #[error("policy file name {} is not UTF-8; rename it", file.display())]
+    NameNotUtf8 { file: PathBuf },
+
     #[error("policy directory {} holds {count} policy files; the limit is {limit} (merge modules)", dir.display())]
     TooManyFiles {
         dir: PathBuf,
@@ -94,6 +97,7 @@ impl PolicyError {
             Self::FileUnreadable { .. } => "policy.file_unreadable",
             Self::NotRegular { .. } => "policy.not_regular",
             Self::TooLarge { .. } => "policy.too_large",
+            Self::NameNotUtf8 { .. } => "policy.file_name",
             Self::TooManyFiles { .. } => "policy.too_many_files",
             Self::Unstable { .. } => "policy.unstable",
             Self::DirEmpty { .. } => "policy.dir_empty",

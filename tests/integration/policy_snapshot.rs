@@ -358,8 +358,10 @@ fn special_and_oversized_policy_files_are_refused_at_once() {
         "package honey\nimport rego.v1\nallow := true\n# {}\n",
         "x".repeat(5 * 1024 * 1024)
     );
-    let cases: [(&str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str); 6] = [
         ("fifo.rego", "[policy.not_regular]", "a FIFO"),
+        // A name that is not UTF-8 (x\xff.rego): refused as such, not "kept changing".
+        ("x\u{fffd}.rego", "[policy.file_name]", "is not UTF-8"),
         ("null.rego", "[policy.not_regular]", "a character device"),
         ("zero.rego", "[policy.not_regular]", "a character device"),
         ("dir.rego", "[policy.not_regular]", "a directory"),
@@ -373,6 +375,11 @@ fn special_and_oversized_policy_files_are_refused_at_once() {
         );
         let path = s.path(&format!("policies/{name}"));
         match name {
+            "x\u{fffd}.rego" => {
+                use std::os::unix::ffi::OsStrExt;
+                let raw = std::ffi::OsStr::from_bytes(b"x\xff.rego");
+                std::fs::write(s.path("policies").join(raw), "package honey\n").unwrap()
+            }
             "fifo.rego" => {
                 nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o644)).unwrap()
             }
