@@ -72,10 +72,13 @@ pub fn cache_file(dir: &Path, key: &str) -> PathBuf {
     dir.join(format!("{key}.rvm"))
 }
 
+/// A cached program and the `data.honey` entry names it was compiled for.
+pub type Cached = (Arc<Program>, Vec<String>);
+
 /// Read and verify the program for `key`; any doubt is a miss, never an error. Returns the
 /// program and the `data.honey` entry names it was compiled for (always starting with `allow`);
 /// its first entry point is the combined rule of [`super::entry`].
-pub fn read(dir: &Path, key: &str) -> Result<(Arc<Program>, Vec<String>), CacheMiss> {
+pub fn read(dir: &Path, key: &str) -> Result<Cached, CacheMiss> {
     let bytes = read_trusted(&cache_file(dir, key))?;
     let payload = verify_header(&bytes, key)?;
     let program = match Program::deserialize_binary(payload) {
@@ -111,11 +114,7 @@ pub struct Compiling {
 /// [`read`], and on a miss, the right to compile: the lock of `key` (when another process holds
 /// it, the program it is compiling is waited for, up to [`COMPILE_WAIT`]; then, or when the lock
 /// file cannot be had, the caller compiles without it). The miss is the first lookup's.
-#[allow(clippy::type_complexity)]
-pub fn read_or_lock(
-    dir: &Path,
-    key: &str,
-) -> Result<(Arc<Program>, Vec<String>), (CacheMiss, Option<Compiling>)> {
+pub fn read_or_lock(dir: &Path, key: &str) -> Result<Cached, (CacheMiss, Option<Compiling>)> {
     use nix::fcntl::{Flock, FlockArg};
     let miss = match read(dir, key) {
         Ok(found) => return Ok(found),
