@@ -4,11 +4,10 @@
 //! turns it off or when stderr is not a terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::setup::BIN;
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use crate::setup::{OnTerminal, BIN};
+use std::io::Read;
+use std::process::Command;
+use std::time::Duration;
 
 const POLICY: &str = r#"package honey
 import rego.v1
@@ -47,60 +46,15 @@ impl Setup {
     /// Runs the held command with a pseudo-terminal as stdin, stdout, stderr and controlling
     /// terminal; types `answer` once the question shows. Returns the exit code and the screen.
     fn run_on_tty(&self, answer: Option<&str>, stderr_tty: bool) -> (Option<i32>, String) {
-        let pty = nix::pty::openpty(None, None).unwrap();
-        let slave = || Stdio::from(pty.slave.try_clone().unwrap());
         let mut c = Command::new("setsid");
         c.args(["-c", "-w", BIN, "-c", &self.command()]);
         self.base.configure(&mut c);
-        let mut child = c
-            .stdin(slave())
-            .stdout(slave())
-            .stderr(if stderr_tty { slave() } else { Stdio::piped() })
-            .spawn()
-            .unwrap();
-        drop(pty.slave);
-        let mut master = std::fs::File::from(pty.master);
-        let screen = Arc::new(Mutex::new(String::new()));
-        let mut reader = master.try_clone().unwrap();
-        let seen = Arc::clone(&screen);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 1024];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                seen.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        let started = Instant::now();
-        let mut typed = answer.is_none();
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if !typed
-                && screen
-                    .lock()
-                    .unwrap()
-                    .contains("Type the host name (web-1)")
-            {
-                master
-                    .write_all(format!("{}\n", answer.unwrap_or_default()).as_bytes())
-                    .unwrap();
-                typed = true;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "hung; screen: {}",
-                screen.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        std::thread::sleep(Duration::from_millis(100));
-        let mut shown = screen.lock().unwrap().clone();
-        if let Some(mut err) = child.stderr.take() {
+        let mut run = OnTerminal::spawn(c, stderr_tty);
+        let line = format!("{}\n", answer.unwrap_or_default());
+        let typing = answer.map(|_| ("Type the host name (web-1)", line.as_bytes()));
+        let (status, _) = run.wait(Duration::from_secs(20), typing);
+        let mut shown = run.screen();
+        if let Some(mut err) = run.child.stderr.take() {
             let _ = err.read_to_string(&mut shown);
         }
         (status.code(), shown)

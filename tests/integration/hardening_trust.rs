@@ -6,7 +6,7 @@
 //! files root-owned work. The review surface (`--check --policy-dir DIR`) may read the user's own
 //! directory. These tests switch users, so they need root; as anyone else they skip, saying so.
 
-use crate::setup::{is_root, run, Run, Setup, FORBIDDEN_TOOL as POLICY};
+use crate::setup::{is_root, run, OnTerminal, Run, Setup, FORBIDDEN_TOOL as POLICY};
 use guarded_sh::policy::cache;
 use guarded_sh::policy::engine::{self, CacheMode};
 use std::os::unix::fs::PermissionsExt;
@@ -28,14 +28,7 @@ fn skip() -> bool {
 /// A root-owned, world-readable setup with a world-writable audit file (so the unprivileged run
 /// can record) and `config` as its configuration, installed at the overlay's default path.
 fn setup(config: &str) -> Setup {
-    let s = Setup::with(config);
-    std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    s.write("audit.jsonl", "");
-    std::fs::set_permissions(
-        s.path("audit.jsonl"),
-        std::fs::Permissions::from_mode(0o666),
-    )
-    .unwrap();
+    let s = Setup::shared(config);
     s.install_config();
     s
 }
@@ -354,31 +347,9 @@ fn review_surface_may_read_the_users_own_policy_directory() {
 /// Runs `guarded-sh -i` as `nobody` on a terminal (a pty of the test's own; stdout and stderr
 /// too) and returns its status and everything it wrote there.
 fn session_as_nobody(s: &Setup) -> (Option<i32>, String) {
-    use std::io::Read;
-    let pty = nix::pty::openpty(None, None).unwrap();
-    let slave = || std::process::Stdio::from(pty.slave.try_clone().unwrap());
-    let mut c = s.as_user(NOBODY, GROUP, &["-i"]);
-    c.stdin(slave()).stdout(slave()).stderr(slave());
-    let mut child = c.spawn().unwrap();
-    // The command and this process hold the terminal's other end too: the screen ends (EIO)
-    // only once they are closed.
-    drop(c);
-    drop(pty.slave);
-    let mut master = std::fs::File::from(pty.master);
-    let reader = std::thread::spawn(move || {
-        let mut screen = Vec::new();
-        let _ = master.read_to_end(&mut screen);
-        String::from_utf8_lossy(&screen).into_owned()
-    });
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(started.elapsed() < Duration::from_secs(30), "session hung");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (status.code(), reader.join().unwrap())
+    let mut run = OnTerminal::spawn(s.as_user(NOBODY, GROUP, &["-i"]), true);
+    let (status, _) = run.wait(Duration::from_secs(30), None);
+    (status.code(), run.screen())
 }
 
 /// The session hook is what keeps an interactive session gated: one the user could rewrite (in a

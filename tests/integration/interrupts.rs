@@ -6,7 +6,7 @@
 //! real command's business, as without guarded-sh.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::setup::{Setup, BIN};
+use crate::setup::{OnTerminal, Setup, BIN};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use std::io::{Read, Write};
@@ -176,60 +176,16 @@ input.command.max_severity == \"high\"\nnot input.execution.approved\n}\n";
         "[policy]\ndir = \"{dir}/policies\"\nallow_env_dir = false\n[target]\nname = \"web-1\"\n",
     );
     s.write("policies/honey.rego", HOLDING);
-    let pty = nix::pty::openpty(None, None).unwrap();
-    let slave = || Stdio::from(pty.slave.try_clone().unwrap());
     // Without -w, setsid execs in place (a spawned child leads no process group), so the
     // child is guarded-sh itself and its status shows the signal.
     let mut c = Command::new("setsid");
     let command = s.expand("rm -rf {dir}/scratch && touch {dir}/ran");
     c.args(["-c", BIN, "-c", &command]);
     s.configure(&mut c);
-    let mut child = c
-        .stdin(slave())
-        .stdout(slave())
-        .stderr(slave())
-        .spawn()
-        .unwrap();
-    drop(pty.slave);
-    let mut master = std::fs::File::from(pty.master);
-    let screen = Arc::new(Mutex::new(String::new()));
-    let mut reader = master.try_clone().unwrap();
-    let seen = Arc::clone(&screen);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 1024];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            seen.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
-    let started = Instant::now();
-    let mut typed = false;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if !typed
-            && screen
-                .lock()
-                .unwrap()
-                .contains("Type the host name (web-1)")
-        {
-            master.write_all(b"\x03").unwrap();
-            typed = true;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "hung: {}",
-            screen.lock().unwrap()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    std::thread::sleep(Duration::from_millis(100));
-    let screen = screen.lock().unwrap().clone();
+    let mut run = OnTerminal::spawn(c, true);
+    let ctrl_c = ("Type the host name (web-1)", b"\x03".as_slice());
+    let (status, typed) = run.wait(Duration::from_secs(30), Some(ctrl_c));
+    let screen = run.screen();
     assert!(typed, "no prompt: {screen}");
     assert_interrupted(
         &s,

@@ -60,6 +60,20 @@ impl Setup {
         Setup::new(&format!("{AUDIT_FILE}{extra}"))
     }
 
+    /// [`Setup::with`], readable by other users, with an audit file anyone may append to: for
+    /// runs as another user ([`Setup::as_user`]).
+    pub fn shared(extra: &str) -> Self {
+        let s = Setup::with(extra);
+        std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        s.write("audit.jsonl", "");
+        std::fs::set_permissions(
+            s.path("audit.jsonl"),
+            std::fs::Permissions::from_mode(0o666),
+        )
+        .unwrap();
+        s
+    }
+
     pub fn expand(&self, text: &str) -> String {
         text.replace("{dir}", &self.dir.path().display().to_string())
     }
@@ -429,4 +443,88 @@ pub fn is_root() -> bool {
 /// Whether `path` exists (for "the command did not run" markers).
 pub fn exists(path: &Path) -> bool {
     path.symlink_metadata().is_ok()
+}
+
+/// A command run on a terminal of the test's own: a pseudo-terminal as its stdin, stdout and
+/// (with `stderr_on_terminal`) stderr, the other end kept to type on, and everything the command
+/// shows there collected by a reader thread.
+pub struct OnTerminal {
+    pub child: std::process::Child,
+    keyboard: std::fs::File,
+    screen: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl OnTerminal {
+    /// Spawns `command` on a new terminal (the command is consumed: its copies of the terminal
+    /// close, so the screen ends when the child's do).
+    pub fn spawn(mut command: Command, stderr_on_terminal: bool) -> Self {
+        use std::io::Read;
+        let pty = nix::pty::openpty(None, None).unwrap();
+        let slave = || Stdio::from(pty.slave.try_clone().unwrap());
+        let stderr = if stderr_on_terminal {
+            slave()
+        } else {
+            Stdio::piped()
+        };
+        let child = command
+            .stdin(slave())
+            .stdout(slave())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        drop(command);
+        drop(pty.slave);
+        let keyboard = std::fs::File::from(pty.master);
+        let screen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut reader = keyboard.try_clone().unwrap();
+        let seen = std::sync::Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        OnTerminal {
+            child,
+            keyboard,
+            screen,
+        }
+    }
+
+    /// What the command has shown so far.
+    pub fn screen(&self) -> String {
+        self.screen.lock().unwrap().clone()
+    }
+
+    /// Waits for the command to end (failing the test after `limit`), typing `keys` once the
+    /// screen shows `prompt` when `answer` is given; then lets the last output arrive. Returns
+    /// the status and whether the keys were typed.
+    pub fn wait(
+        &mut self,
+        limit: Duration,
+        answer: Option<(&str, &[u8])>,
+    ) -> (std::process::ExitStatus, bool) {
+        let started = Instant::now();
+        let mut typed = false;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if let Some((prompt, keys)) = answer {
+                if !typed && self.screen().contains(prompt) {
+                    self.keyboard.write_all(keys).unwrap();
+                    typed = true;
+                }
+            }
+            assert!(started.elapsed() < limit, "hung; screen: {}", self.screen());
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        (status, typed)
+    }
 }

@@ -24,19 +24,6 @@ fn skip(test: &str) -> bool {
     false
 }
 
-/// A root-owned, world-readable setup (audit file appendable by anyone) with `config`.
-fn setup(config: &str) -> Setup {
-    let s = Setup::with(config);
-    std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    s.write("audit.jsonl", "");
-    std::fs::set_permissions(
-        s.path("audit.jsonl"),
-        std::fs::Permissions::from_mode(0o666),
-    )
-    .unwrap();
-    s
-}
-
 /// A root-owned policy directory `name` holding `policy`.
 fn policy(s: &Setup, name: &str, policy: &str) -> String {
     let file = s.write(&format!("{name}/honey.rego"), policy);
@@ -90,7 +77,7 @@ fn the_escape_is_refused_unless_the_configuration_allows_it() {
         ),
     ];
     for (label, config, as_root) in cases {
-        let s = setup(config.unwrap_or(""));
+        let s = Setup::shared(config.unwrap_or(""));
         if config.is_some() {
             s.install_config();
         }
@@ -128,7 +115,7 @@ fn a_configured_escape_works_and_is_audited() {
     if skip("a_configured_escape_works_and_is_audited") {
         return;
     }
-    let s = setup("[escape]\nallow = true\n");
+    let s = Setup::shared("[escape]\nallow = true\n");
     s.install_config();
     let (command, marker) = marked(&s, CRITICAL);
     let r = nobody(&s, &["-c", &command], &[("HONEY_RISK_DISABLE", "1")]);
@@ -154,7 +141,7 @@ fn honey_policy_dir_is_refused_for_enforcement_unless_allowed() {
         return;
     }
     // An allow-all policy in the environment does not lift the configured policy's deny.
-    let s = setup("[policy]\ndir = \"{dir}/policies\"\n");
+    let s = Setup::shared("[policy]\ndir = \"{dir}/policies\"\n");
     policy(&s, "policies", FORBIDDEN_TOOL);
     let allow_all = policy(&s, "allowall", ALLOW_ALL);
     s.install_config();
@@ -168,7 +155,7 @@ fn honey_policy_dir_is_refused_for_enforcement_unless_allowed() {
         )
     );
     // With `allow_env_dir = true` it does (forbidden_tool then runs and is not found).
-    let allowed = setup("[policy]\ndir = \"{dir}/policies\"\nallow_env_dir = true\n");
+    let allowed = Setup::shared("[policy]\ndir = \"{dir}/policies\"\nallow_env_dir = true\n");
     policy(&allowed, "policies", FORBIDDEN_TOOL);
     let allow_all = policy(&allowed, "allowall", ALLOW_ALL);
     allowed.install_config();
@@ -176,7 +163,7 @@ fn honey_policy_dir_is_refused_for_enforcement_unless_allowed() {
     let r = nobody(&allowed, &["-c", "forbidden_tool"], &env);
     assert_eq!(r.code, Some(127), "{}", r.stderr);
     // No configuration: a policy in the environment that would deny is not consulted...
-    let none = setup("");
+    let none = Setup::shared("");
     let deny = policy(&none, "deny", FORBIDDEN_TOOL);
     let env = [("HONEY_POLICY_DIR", deny.as_str())];
     let r = nobody(&none, &["-c", "echo forbidden_tool"], &env);
@@ -204,7 +191,7 @@ fn the_named_configuration_is_for_root_only_and_must_exist() {
     if skip("the_named_configuration_is_for_root_only_and_must_exist") {
         return;
     }
-    let s = setup("[escape]\nallow = true\n");
+    let s = Setup::shared("[escape]\nallow = true\n");
     s.install_config();
     let absent = s.path("absent.toml").display().to_string();
     let named = s.path("config.toml").display().to_string();
@@ -264,7 +251,7 @@ fn a_configuration_that_is_not_a_bounded_regular_file_is_refused_promptly() {
         return;
     }
     let _quiet = crate::setup::exclusive();
-    let s = setup("");
+    let s = Setup::shared("");
     let fifo = s.path("fifo.toml");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
