@@ -3,7 +3,7 @@
 //! Only `invocation::parse` calls in here, and only for guarded-sh's own long options: the shell
 //! surface (`-c`, scripts, stdin, shims) never builds this definition.
 
-use super::{CompletionShell, Invocation, Review, ReviewAction, UsageError};
+use super::{CompletionShell, Invocation, PolicyTest, Review, ReviewAction, UsageError};
 use clap::error::ErrorKind;
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
@@ -17,7 +17,8 @@ guarded-sh [SHELL OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec th
        guarded-sh [SHELL OPTIONS] FILE [ARG...]               gate the script, then exec it
        guarded-sh --check CMD [CONTEXT]                       analyse and decide, run nothing
        guarded-sh --check-file FILE|- [CONTEXT]
-       guarded-sh --list-signals | --explain ID | --policy-test DIR
+       guarded-sh --list-signals | --explain ID
+       guarded-sh --policy-test DIR [-v] [--run TEXT]
        guarded-sh --approve ID | --approvals
        guarded-sh --completions bash|zsh|fish | --help | --version";
 
@@ -31,9 +32,14 @@ Per-user review defaults (policy_dir, target, env, host_vars) are read from
 $XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check
 and --check-file only; the options above override them. Enforcement never reads that file.
 
-Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
-configuration error. --check, --check-file: 0 allowed, 1 denied, 3 held for approval, 2 usage
-error. HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
+Exit statuses:
+  shell surface          the real shell's; 126 denied; 2 usage or configuration error
+  --check, --check-file  0 allowed; 1 denied; 3 held for approval; 2 usage error
+  --policy-test          0 every test run passed (todo_test_* rules are counted, not run);
+                         1 a test failed, the directory does not load, or it holds no test_*
+                         rule (none that --run picks); 2 usage error
+
+HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
 never changes a decision.
 
 --help and --version are guarded-sh's own only when it is called as guarded-sh; called through
@@ -57,6 +63,8 @@ struct Cli {
     action: Action,
     #[command(flatten)]
     context: Context,
+    #[command(flatten)]
+    tests: Tests,
     /// Print this help
     #[arg(long, action = ArgAction::Help, visible_alias = "gs-help", help_heading = "Information")]
     help: Option<bool>,
@@ -74,6 +82,20 @@ const CONTEXT: [&str; 7] = [
     "env",
     "host_vars",
     "policy_dir",
+];
+
+/// The actions other than --policy-test, which refuse its options. (clap's `requires` would
+/// not: an action's group conflicts make a missing --policy-test look fine to it.)
+const NOT_POLICY_TEST: [&str; 9] = [
+    "check",
+    "check_file",
+    "list_signals",
+    "explain",
+    "approve",
+    "approvals",
+    "completions",
+    "serve",
+    "hook_check",
 ];
 
 /// What to do: exactly one.
@@ -117,6 +139,23 @@ struct Action {
         allow_hyphen_values = true
     )]
     hook_check: Option<String>,
+}
+
+/// How --policy-test runs and reports.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Tests (--policy-test)")]
+struct Tests {
+    /// One line per test with PASS, FAIL or TODO and the time it took
+    #[arg(short = 'v', long, conflicts_with_all = NOT_POLICY_TEST)]
+    verbose: bool,
+    /// Only tests whose rule path contains TEXT (a substring, not a regex as for opa test)
+    #[arg(
+        long,
+        value_name = "TEXT",
+        conflicts_with_all = NOT_POLICY_TEST,
+        allow_hyphen_values = true
+    )]
+    run: Option<String>,
 }
 
 /// What-if context and output form for --check and --check-file.
@@ -188,7 +227,11 @@ fn invocation(cli: Cli) -> Invocation {
     } else if let Some(id) = explain {
         ReviewAction::Explain(id)
     } else if let Some(dir) = policy_test {
-        ReviewAction::PolicyTest(dir)
+        ReviewAction::PolicyTest(PolicyTest {
+            dir,
+            verbose: cli.tests.verbose,
+            run: cli.tests.run,
+        })
     } else if let Some(id) = approve {
         return Invocation::Approve(id);
     } else if approvals {

@@ -4,6 +4,7 @@
 
 mod check;
 pub mod defaults;
+mod policy_test;
 pub mod script;
 pub mod shellcheck;
 pub mod split;
