@@ -83,6 +83,8 @@ pub enum ReviewAction {
     ListSignals,
     Explain(String),
     PolicyTest(PolicyTest),
+    /// `--input CMD`: the policy input `--check CMD` gives the policy, as JSON.
+    Input(String),
 }
 
 /// `--policy-test DIR [-v] [--run TEXT]`.
@@ -163,6 +165,7 @@ pub const OWN_OPTIONS: &[&str] = &[
     "--explain",
     "--policy-test",
     "--run",
+    "--input",
     "--json",
     "--target",
     "--env",
@@ -505,6 +508,13 @@ mod tests {
                 })))),
             ),
             (
+                &["g", "--input", "rm -rf /tmp/x", "--env", "prod"],
+                Ok(I::Review(Review {
+                    env: Some("prod".into()),
+                    ..review(ReviewAction::Input("rm -rf /tmp/x".into()))
+                })),
+            ),
+            (
                 &["g", "--list-signals"],
                 Ok(I::Review(review(ReviewAction::ListSignals))),
             ),
@@ -525,6 +535,10 @@ mod tests {
             (&["g", "--check", "ls", "--frobnicate"], Err(())),
             (&["g", "--host-var", "novalue", "--check", "ls"], Err(())),
             (&["g", "--approve"], Err(())),
+            (&["g", "--input", "ls", "--json"], Err(())),
+            (&["g", "--input", "ls", "--shellcheck"], Err(())),
+            (&["g", "--input", "ls", "-v"], Err(())),
+            (&["g", "--input"], Err(())),
             (&["g", "--check", "ls", "-v"], Err(())),
             (&["g", "--check", "ls", "--run", "x"], Err(())),
             (&["g", "--approve", "a", "b"], Err(())),

@@ -17,6 +17,7 @@ guarded-sh [SHELL OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec th
        guarded-sh [SHELL OPTIONS] FILE [ARG...]               gate the script, then exec it
        guarded-sh --check CMD [CONTEXT]                       analyse and decide, run nothing
        guarded-sh --check-file FILE|- [CONTEXT]
+       guarded-sh --input CMD [CONTEXT]                       the policy input for CMD, as JSON
        guarded-sh --list-signals | --explain ID
        guarded-sh --policy-test DIR [-v] [--run TEXT]
        guarded-sh --approve ID | --approvals
@@ -29,12 +30,14 @@ guarded-sh's own review and admin surface, which runs nothing.";
 
 const AFTER_HELP: &str = "\
 Per-user review defaults (policy_dir, target, env, host_vars) are read from
-$XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check
-and --check-file only; the options above override them. Enforcement never reads that file.
+$XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check,
+--check-file and --input only; the options above override them. Enforcement never reads that file.
 
 Exit statuses:
   shell surface          the real shell's; 126 denied; 2 usage or configuration error
   --check, --check-file  0 allowed; 1 denied; 3 held for approval; 2 usage error
+  --input                0 printed; 1 printed, but the target's host variables could not be
+                         read (the policy would not be asked: denied); 2 usage error
   --policy-test          0 every test run passed (todo_test_* rules are counted, not run);
                          1 a test failed, the directory does not load, or it holds no test_*
                          rule (none that --run picks); 2 usage error
@@ -86,9 +89,10 @@ const CONTEXT: [&str; 7] = [
 
 /// The actions other than --policy-test, which refuse its options. (clap's `requires` would
 /// not: an action's group conflicts make a missing --policy-test look fine to it.)
-const NOT_POLICY_TEST: [&str; 9] = [
+const NOT_POLICY_TEST: [&str; 10] = [
     "check",
     "check_file",
+    "input",
     "list_signals",
     "explain",
     "approve",
@@ -109,6 +113,14 @@ struct Action {
     /// One block per step of a script or history file (- for stdin)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     check_file: Option<PathBuf>,
+    /// Print the JSON policy input --check CMD gives the policy; decide and run nothing
+    #[arg(
+        long,
+        value_name = "CMD",
+        conflicts_with_all = ["json", "shellcheck"],
+        allow_hyphen_values = true
+    )]
+    input: Option<String>,
     /// The signal catalogue
     #[arg(long)]
     list_signals: bool,
@@ -160,7 +172,7 @@ struct Tests {
 
 /// What-if context and output form for --check and --check-file.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Context (--check, --check-file)")]
+#[command(next_help_heading = "Context (--check, --check-file, --input)")]
 struct Context {
     /// Machine-readable output
     #[arg(long)]
@@ -211,6 +223,7 @@ fn invocation(cli: Cli) -> Invocation {
     let Action {
         check,
         check_file,
+        input,
         list_signals,
         explain,
         policy_test,
@@ -224,6 +237,8 @@ fn invocation(cli: Cli) -> Invocation {
         ReviewAction::Check(cmd)
     } else if let Some(path) = check_file {
         ReviewAction::CheckFile(path)
+    } else if let Some(cmd) = input {
+        ReviewAction::Input(cmd)
     } else if let Some(id) = explain {
         ReviewAction::Explain(id)
     } else if let Some(dir) = policy_test {
@@ -268,7 +283,7 @@ fn invocation(cli: Cli) -> Invocation {
 fn usage_error(e: &clap::Error) -> UsageError {
     if e.kind() == ErrorKind::MissingRequiredArgument {
         return UsageError::Review(
-            "choose one of --check, --check-file, --list-signals, --explain, --policy-test, \
+            "choose one of --check, --check-file, --input, --list-signals, --explain, --policy-test, \
              --approve, --approvals, --completions (see guarded-sh --help)"
                 .into(),
         );

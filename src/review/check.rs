@@ -34,6 +34,7 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
         }
         ReviewAction::Explain(id) => explain(id),
         ReviewAction::PolicyTest(request) => super::policy_test::run(request),
+        ReviewAction::Input(cmd) => super::input::run(ctx, config, review, cmd),
     }
 }
 
