@@ -2,6 +2,7 @@
 //! server and hook): analysis → signals → target → policy input → built-in floor → policy
 //! (loaded only when the floor did not decide) → approval of a held verdict, always in that
 //! order. It returns the verdict with the evidence it rests on; surfaces act on it and record it.
+//! `facts` is the first four stages alone (what `--input` prints); `decide` starts from it.
 
 use crate::approval;
 use crate::config::Config;
@@ -70,12 +71,27 @@ pub fn escape_requested(ctx: &Context, config: &Config) -> bool {
     config.escape.allow && ctx.escape_requested()
 }
 
-/// Decides one command.
-pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
-    let mode = match request.surface {
+/// What a command is decided on, before anything decides: its analysis, signals, target and
+/// the policy input built from them. [`decide`] starts here; `--input` shows `input`.
+pub struct Facts {
+    pub analysis: Analysis,
+    pub signals: Vec<Signal>,
+    pub target: Target,
+    /// Why the target could not be read: the policy stage then fails closed on it, and
+    /// `target` is the configured one without the host-vars file.
+    pub target_failure: Option<PolicyFailure>,
+    pub input: serde_json::Value,
+}
+
+fn mode(surface: Surface) -> Mode {
+    match surface {
         Surface::Interactive | Surface::Hook => Mode::Interactive,
         _ => Mode::Command,
-    };
+    }
+}
+
+/// Analysis → signals → target → policy input for one command.
+pub fn facts(ctx: &Context, config: &Config, request: &Request) -> Facts {
     let limits = &config.limits;
     // Script files are read up to the larger of the two bounds: an automation payload (an
     // AnsiballZ wrapper) is decoded up to its own; any other script over `max_code_bytes` is
@@ -108,10 +124,30 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
         analysis: &analysis,
         signals: &signals,
         target: &target,
-        session: &session(ctx, request.surface, mode),
+        session: &session(ctx, request.surface, mode(request.surface)),
         dry_run: overrides.dry_run,
         approved: false,
     });
+    Facts {
+        analysis,
+        signals,
+        target,
+        target_failure,
+        input,
+    }
+}
+
+/// Decides one command.
+pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
+    let mode = mode(request.surface);
+    let Facts {
+        analysis,
+        signals,
+        target,
+        target_failure,
+        input,
+    } = facts(ctx, config, request);
+    let overrides = request.overrides;
     // A program that was to come from stdin but could not be read whole cannot be judged.
     let unread_stdin = request.stdin.and_then(StdinProgram::failure);
     let floor_decides =

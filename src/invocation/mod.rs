@@ -82,7 +82,19 @@ pub enum ReviewAction {
     #[default]
     ListSignals,
     Explain(String),
-    PolicyTest(PathBuf),
+    PolicyTest(PolicyTest),
+    /// `--input CMD`: the policy input `--check CMD` gives the policy, as JSON.
+    Input(String),
+}
+
+/// `--policy-test DIR [-v] [--run TEXT]`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PolicyTest {
+    pub dir: PathBuf,
+    /// `-v`/`--verbose`: each test's line with the time it took.
+    pub verbose: bool,
+    /// `--run TEXT`: only the tests whose rule path contains TEXT.
+    pub run: Option<String>,
 }
 
 /// The shells `--completions` writes for.
@@ -152,6 +164,8 @@ pub const OWN_OPTIONS: &[&str] = &[
     "--list-signals",
     "--explain",
     "--policy-test",
+    "--run",
+    "--input",
     "--json",
     "--target",
     "--env",
@@ -170,6 +184,10 @@ pub const OWN_OPTIONS: &[&str] = &[
 /// Long options that are guarded-sh's own only when it is called by its own name: through an
 /// `sh`/`bash`/`dash` shim (or as a login shell, `-guarded-sh`) they are the real shell's.
 pub const OWN_NAME_OPTIONS: &[&str] = &["--help", "--version", "--completions"];
+
+/// Long options of guarded-sh's own that never select its command line as `argv[1]`: they are
+/// bash's there (`--verbose`), and guarded-sh's only after one of its own actions.
+pub const OWN_LATER_OPTIONS: &[&str] = &["--verbose"];
 
 /// The name guarded-sh answers to with its own `--help`, `--version` and `--completions`.
 const OWN_NAME: &str = "guarded-sh";
@@ -468,7 +486,33 @@ mod tests {
             ),
             (
                 &["g", "--policy-test", "p"],
-                Ok(I::Review(review(ReviewAction::PolicyTest("p".into())))),
+                Ok(I::Review(review(ReviewAction::PolicyTest(PolicyTest {
+                    dir: "p".into(),
+                    ..PolicyTest::default()
+                })))),
+            ),
+            (
+                &["g", "--policy-test", "p", "-v", "--run", "deny"],
+                Ok(I::Review(review(ReviewAction::PolicyTest(PolicyTest {
+                    dir: "p".into(),
+                    verbose: true,
+                    run: Some("deny".into()),
+                })))),
+            ),
+            (
+                &["g", "--run=x", "--verbose", "--policy-test=p"],
+                Ok(I::Review(review(ReviewAction::PolicyTest(PolicyTest {
+                    dir: "p".into(),
+                    verbose: true,
+                    run: Some("x".into()),
+                })))),
+            ),
+            (
+                &["g", "--input", "rm -rf /tmp/x", "--env", "prod"],
+                Ok(I::Review(Review {
+                    env: Some("prod".into()),
+                    ..review(ReviewAction::Input("rm -rf /tmp/x".into()))
+                })),
             ),
             (
                 &["g", "--list-signals"],
@@ -491,6 +535,12 @@ mod tests {
             (&["g", "--check", "ls", "--frobnicate"], Err(())),
             (&["g", "--host-var", "novalue", "--check", "ls"], Err(())),
             (&["g", "--approve"], Err(())),
+            (&["g", "--input", "ls", "--json"], Err(())),
+            (&["g", "--input", "ls", "--shellcheck"], Err(())),
+            (&["g", "--input", "ls", "-v"], Err(())),
+            (&["g", "--input"], Err(())),
+            (&["g", "--check", "ls", "-v"], Err(())),
+            (&["g", "--check", "ls", "--run", "x"], Err(())),
             (&["g", "--approve", "a", "b"], Err(())),
             (&["g", "--approvals", "--json"], Err(())),
             (&["g", "--serve", "x"], Err(())),
@@ -556,13 +606,21 @@ mod tests {
         let mut own: Vec<String> = OWN_OPTIONS
             .iter()
             .chain(OWN_NAME_OPTIONS)
+            .chain(OWN_LATER_OPTIONS)
             .map(|o| o.to_string())
             .collect();
         own.sort();
         assert_eq!(own, own::long_options());
         // None of them is an option of bash's.
-        assert!(own
-            .iter()
-            .all(|o| !LONG_FLAGS.contains(&o.as_str()) || OWN_NAME_OPTIONS.contains(&o.as_str())));
+        assert!(own.iter().all(|o| !LONG_FLAGS.contains(&o.as_str())
+            || OWN_NAME_OPTIONS.contains(&o.as_str())
+            || OWN_LATER_OPTIONS.contains(&o.as_str())));
+        // And those that are bash's never select guarded-sh's command line.
+        for later in OWN_LATER_OPTIONS {
+            assert!(matches!(
+                parse(&args(&["guarded-sh", later, "-c", "ls"])),
+                Ok(Invocation::Shell(_))
+            ));
+        }
     }
 }

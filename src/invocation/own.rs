@@ -3,7 +3,7 @@
 //! Only `invocation::parse` calls in here, and only for guarded-sh's own long options: the shell
 //! surface (`-c`, scripts, stdin, shims) never builds this definition.
 
-use super::{CompletionShell, Invocation, Review, ReviewAction, UsageError};
+use super::{CompletionShell, Invocation, PolicyTest, Review, ReviewAction, UsageError};
 use clap::error::ErrorKind;
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
@@ -17,7 +17,9 @@ guarded-sh [SHELL OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec th
        guarded-sh [SHELL OPTIONS] FILE [ARG...]               gate the script, then exec it
        guarded-sh --check CMD [CONTEXT]                       analyse and decide, run nothing
        guarded-sh --check-file FILE|- [CONTEXT]
-       guarded-sh --list-signals | --explain ID | --policy-test DIR
+       guarded-sh --input CMD [CONTEXT]                       the policy input for CMD, as JSON
+       guarded-sh --list-signals | --explain ID
+       guarded-sh --policy-test DIR [-v] [--run TEXT]
        guarded-sh --approve ID | --approvals
        guarded-sh --completions bash|zsh|fish | --help | --version";
 
@@ -28,12 +30,19 @@ guarded-sh's own review and admin surface, which runs nothing.";
 
 const AFTER_HELP: &str = "\
 Per-user review defaults (policy_dir, target, env, host_vars) are read from
-$XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check
-and --check-file only; the options above override them. Enforcement never reads that file.
+$XDG_CONFIG_HOME/guarded-sh/review.toml (default ~/.config/guarded-sh/review.toml) by --check,
+--check-file and --input only; the options above override them. Enforcement never reads that file.
 
-Exit statuses: shell surface: the real shell's, or 126 when denied, 2 on a usage or
-configuration error. --check, --check-file: 0 allowed, 1 denied, 3 held for approval, 2 usage
-error. HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
+Exit statuses:
+  shell surface          the real shell's; 126 denied; 2 usage or configuration error
+  --check, --check-file  0 allowed; 1 denied; 3 held for approval; 2 usage error
+  --input                0 printed; 1 printed, but the target's host variables could not be
+                         read (the policy would not be asked: denied); 2 usage error
+  --policy-test          0 every test run passed (todo_test_* rules are counted, not run);
+                         1 a test failed, the directory does not load, or it holds no test_*
+                         rule (none that --run picks); 2 usage error
+
+HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
 never changes a decision.
 
 --help and --version are guarded-sh's own only when it is called as guarded-sh; called through
@@ -57,6 +66,8 @@ struct Cli {
     action: Action,
     #[command(flatten)]
     context: Context,
+    #[command(flatten)]
+    tests: Tests,
     /// Print this help
     #[arg(long, action = ArgAction::Help, visible_alias = "gs-help", help_heading = "Information")]
     help: Option<bool>,
@@ -76,6 +87,21 @@ const CONTEXT: [&str; 7] = [
     "policy_dir",
 ];
 
+/// The actions other than --policy-test, which refuse its options. (clap's `requires` would
+/// not: an action's group conflicts make a missing --policy-test look fine to it.)
+const NOT_POLICY_TEST: [&str; 10] = [
+    "check",
+    "check_file",
+    "input",
+    "list_signals",
+    "explain",
+    "approve",
+    "approvals",
+    "completions",
+    "serve",
+    "hook_check",
+];
+
 /// What to do: exactly one.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Actions")]
@@ -87,6 +113,14 @@ struct Action {
     /// One block per step of a script or history file (- for stdin)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     check_file: Option<PathBuf>,
+    /// Print the JSON policy input --check CMD gives the policy; decide and run nothing
+    #[arg(
+        long,
+        value_name = "CMD",
+        conflicts_with_all = ["json", "shellcheck"],
+        allow_hyphen_values = true
+    )]
+    input: Option<String>,
     /// The signal catalogue
     #[arg(long)]
     list_signals: bool,
@@ -119,9 +153,26 @@ struct Action {
     hook_check: Option<String>,
 }
 
+/// How --policy-test runs and reports.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Tests (--policy-test)")]
+struct Tests {
+    /// One line per test with PASS, FAIL or TODO and the time it took
+    #[arg(short = 'v', long, conflicts_with_all = NOT_POLICY_TEST)]
+    verbose: bool,
+    /// Only tests whose rule path contains TEXT (a substring, not a regex as for opa test)
+    #[arg(
+        long,
+        value_name = "TEXT",
+        conflicts_with_all = NOT_POLICY_TEST,
+        allow_hyphen_values = true
+    )]
+    run: Option<String>,
+}
+
 /// What-if context and output form for --check and --check-file.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Context (--check, --check-file)")]
+#[command(next_help_heading = "Context (--check, --check-file, --input)")]
 struct Context {
     /// Machine-readable output
     #[arg(long)]
@@ -172,6 +223,7 @@ fn invocation(cli: Cli) -> Invocation {
     let Action {
         check,
         check_file,
+        input,
         list_signals,
         explain,
         policy_test,
@@ -185,10 +237,16 @@ fn invocation(cli: Cli) -> Invocation {
         ReviewAction::Check(cmd)
     } else if let Some(path) = check_file {
         ReviewAction::CheckFile(path)
+    } else if let Some(cmd) = input {
+        ReviewAction::Input(cmd)
     } else if let Some(id) = explain {
         ReviewAction::Explain(id)
     } else if let Some(dir) = policy_test {
-        ReviewAction::PolicyTest(dir)
+        ReviewAction::PolicyTest(PolicyTest {
+            dir,
+            verbose: cli.tests.verbose,
+            run: cli.tests.run,
+        })
     } else if let Some(id) = approve {
         return Invocation::Approve(id);
     } else if approvals {
@@ -225,7 +283,7 @@ fn invocation(cli: Cli) -> Invocation {
 fn usage_error(e: &clap::Error) -> UsageError {
     if e.kind() == ErrorKind::MissingRequiredArgument {
         return UsageError::Review(
-            "choose one of --check, --check-file, --list-signals, --explain, --policy-test, \
+            "choose one of --check, --check-file, --input, --list-signals, --explain, --policy-test, \
              --approve, --approvals, --completions (see guarded-sh --help)"
                 .into(),
         );

@@ -1,7 +1,7 @@
 //! `--check` in the reference engine's line format (and `--json`), with the optional ShellCheck
-//! and advisory lines; `--list-signals`, `--explain`, `--policy-test`; `--check-file` is in
-//! `script`. Exit statuses: 0 would be allowed, 1 would be denied, 3 would be held for
-//! approval, 2 usage error.
+//! and advisory lines; `--list-signals`, `--explain` (`--check-file` is in `script`,
+//! `--policy-test` in `policy_test`). Exit statuses: 0 would be allowed, 1 would be denied,
+//! 3 would be held for approval, 2 usage error.
 
 use super::shellcheck;
 use crate::config::Config;
@@ -9,13 +9,12 @@ use crate::context::Context;
 use crate::gate::Assessment;
 use crate::invocation::{Review, ReviewAction};
 use crate::policy::input::Detected;
-use crate::policy::tests_runner;
 use crate::signals::{self, catalogue, lookup};
 use crate::verdict::{exit_status, Effect, Stage, Surface};
 use serde_json::json;
 use std::fmt::Write as _;
 
-use crate::verdict::{EXIT_REVIEW_ALLOW, EXIT_REVIEW_DENY, EXIT_USAGE};
+use crate::verdict::{EXIT_REVIEW_ALLOW, EXIT_USAGE};
 
 pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     match &review.action {
@@ -34,23 +33,8 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
             EXIT_REVIEW_ALLOW
         }
         ReviewAction::Explain(id) => explain(id),
-        ReviewAction::PolicyTest(dir) => match tests_runner::run_tests(dir) {
-            Ok(report) => {
-                for line in &report.lines {
-                    println!("{line}");
-                }
-                println!("{} passed, {} failed", report.passed, report.failed);
-                if report.failed == 0 {
-                    EXIT_REVIEW_ALLOW
-                } else {
-                    EXIT_REVIEW_DENY
-                }
-            }
-            Err(e) => {
-                eprintln!("guarded-sh: policy test [{}]: {e}", e.reason_id());
-                EXIT_REVIEW_DENY
-            }
-        },
+        ReviewAction::PolicyTest(request) => super::policy_test::run(request),
+        ReviewAction::Input(cmd) => super::input::run(ctx, config, review, cmd),
     }
 }
 

@@ -1,26 +1,29 @@
-//! The review surface: `--check`, `--check-file`, `--list-signals`, `--explain`, `--policy-test`.
+//! The review surface: `--check`, `--check-file`, `--input`, `--list-signals`, `--explain`,
+//! `--policy-test`.
 //! It analyses and decides, and never runs anything; ShellCheck and the advisory model only
 //! ever add text next to a verdict already made.
 
 mod check;
 pub mod defaults;
+mod input;
+mod policy_test;
 pub mod script;
 pub mod shellcheck;
 pub mod split;
 
 use crate::config::Config;
 use crate::context::Context;
-use crate::gate::{self, Assessment, Overrides, Request};
+use crate::gate::{self, Assessment, Facts, Overrides, Request};
 use crate::invocation::{Review, ReviewAction};
 use crate::target::TargetOverrides;
 use crate::verdict::{Surface, EXIT_USAGE};
 
-/// Runs a review; `--check` and `--check-file` first take the user's review defaults
-/// (`defaults`) for what the command line left out.
+/// Runs a review; `--check`, `--check-file` and `--input` first take the user's review
+/// defaults (`defaults`) for what the command line left out.
 pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     if !matches!(
         review.action,
-        ReviewAction::Check(_) | ReviewAction::CheckFile(_)
+        ReviewAction::Check(_) | ReviewAction::CheckFile(_) | ReviewAction::Input(_)
     ) {
         return check::run(ctx, config, review);
     }
@@ -41,7 +44,19 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
 
 /// Decides `text` for review: a dry run, with the review's what-if context, never the escape.
 pub(crate) fn decide(ctx: &Context, config: &Config, review: &Review, text: &str) -> Assessment {
-    let overrides = Overrides {
+    let overrides = overrides(review);
+    gate::decide(ctx, config, &request(text, &overrides))
+}
+
+/// What [`decide`] decides on (`--input`): the same request, stopped before any decision.
+pub(crate) fn facts(ctx: &Context, config: &Config, review: &Review, text: &str) -> Facts {
+    let overrides = overrides(review);
+    gate::facts(ctx, config, &request(text, &overrides))
+}
+
+/// The review's what-if context: a dry run with its target and policy directory.
+fn overrides(review: &Review) -> Overrides {
+    Overrides {
         dry_run: true,
         policy_dir: review.policy_dir.clone(),
         target: TargetOverrides {
@@ -49,15 +64,17 @@ pub(crate) fn decide(ctx: &Context, config: &Config, review: &Review, text: &str
             env: review.env.clone(),
             host_vars: review.host_vars.clone(),
         },
-    };
-    let request = Request {
+    }
+}
+
+fn request<'a>(text: &'a str, overrides: &'a Overrides) -> Request<'a> {
+    Request {
         text,
         surface: Surface::Review,
         escape: false,
-        overrides: &overrides,
+        overrides,
         stdin: None,
-    };
-    gate::decide(ctx, config, &request)
+    }
 }
 
 /// Writes review output to stdout; a closed pipe (`| head`) is not an error worth a panic.

@@ -83,6 +83,9 @@ fn own_help_version_and_completions_when_called_as_guarded_sh() {
         (&["--completions", "bash"], "--check"),
         (&["--completions", "zsh"], "--check"),
         (&["--completions=fish"], "-l check"),
+        (&["--completions", "bash"], "--input"),
+        (&["--completions", "zsh"], "--input"),
+        (&["--completions", "fish"], "-l input"),
     ];
     for (args, expected) in table {
         let out = s.run(args);
@@ -103,9 +106,13 @@ fn own_help_version_and_completions_when_called_as_guarded_sh() {
     for option in [
         "--check <CMD>",
         "--check-file <FILE>",
+        "--input <CMD>",
         "--list-signals",
         "--explain <ID>",
         "--policy-test <DIR>",
+        "-v, --verbose",
+        "--run <TEXT>",
+        "--policy-test          0 every test run passed",
         "--approve <ID>",
         "--approvals",
         "--completions <SHELL>",
@@ -420,6 +427,13 @@ fn review_defaults_apply_to_review_only_and_options_override_them() {
         "{}",
         text(&out.stdout)
     );
+    // --input takes them too, and its options override them.
+    let v = json(&["--input", "ls"]);
+    assert_eq!(v["target"]["name"], "stage-1");
+    assert_eq!(v["target"]["env"], "staging");
+    assert_eq!(v["target"]["host_vars"]["tier"], "web");
+    let v = json(&["--input", "ls", "--env", "prod"]);
+    assert_eq!(v["target"]["env"], "prod");
     // XDG_CONFIG_HOME is honoured over ~/.config.
     let xdg = s.path("xdg");
     std::fs::create_dir_all(xdg.join("guarded-sh")).unwrap();
@@ -515,4 +529,111 @@ fn diagnostics_trace_each_stage_on_stderr_only() {
     let out = bad.env("GUARDED_SH_LOG", "[nonsense").output().unwrap();
     assert_eq!(out.status.code(), Some(126));
     assert!(String::from_utf8_lossy(&out.stderr).contains("GUARDED_SH_LOG=\"[nonsense\" ignored"));
+}
+
+/// `--input CMD` prints the policy input `--check CMD` gives the policy: a policy that denies
+/// with `json.marshal(input)` as its reason shows what it saw, and `--input` with the same
+/// options must print exactly that, honour the context options, and run nothing.
+#[test]
+fn input_prints_what_the_policy_sees_and_runs_nothing() {
+    let s = Setup::new();
+    let seen = s.path("seen");
+    std::fs::create_dir_all(&seen).unwrap();
+    std::fs::write(
+        seen.join("p.rego"),
+        "package honey\nimport rego.v1\ndefault allow := false\ndeny_reason := json.marshal(input)\n",
+    )
+    .unwrap();
+    let seen = seen.to_str().unwrap();
+    let ran = s.path("ran");
+    let touch = format!("touch {}", ran.display());
+    let context: &[&[&str]] = &[
+        &[],
+        &["--env", "prod"],
+        &[
+            "--env=staging",
+            "--target",
+            "web-1",
+            "--host-var",
+            "tier=db",
+        ],
+    ];
+    // Commands the built-in floor leaves to the policy, so the policy is asked.
+    let commands = [
+        "ls -la /etc",
+        "rm -rf /tmp/x",
+        "FOO=1 env bash -c 'echo hi'",
+        &touch,
+    ];
+    for cmd in commands {
+        for ctx in context {
+            let args = |action: &str, more: &[&str]| -> Vec<String> {
+                [action, cmd]
+                    .iter()
+                    .chain(ctx.iter())
+                    .chain(more.iter())
+                    .map(|a| a.to_string())
+                    .collect()
+            };
+            let input_args = args("--input", &["--policy-dir", seen]);
+            let out = s.run(&input_args.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{input_args:?}: {}",
+                text(&out.stderr)
+            );
+            let printed = text(&out.stdout);
+            assert!(
+                printed.starts_with("{\n  \""),
+                "not pretty-printed: {printed}"
+            );
+            let input: serde_json::Value = serde_json::from_str(&printed)
+                .unwrap_or_else(|e| panic!("{input_args:?}: {e}: {printed}"));
+            assert_eq!(input["action"], "command_exec", "{printed}");
+            assert_eq!(input["command"]["raw"], cmd, "{printed}");
+            let env = ctx
+                .iter()
+                .zip(ctx.iter().skip(1))
+                .find_map(|(k, v)| (*k == "--env").then_some(*v))
+                .or_else(|| ctx.iter().find_map(|a| a.strip_prefix("--env=")));
+            if let Some(env) = env {
+                assert_eq!(input["target"]["env"], env, "{input_args:?}: {printed}");
+            }
+            // What the policy saw for --check with the same options.
+            let check_args = args("--check", &["--policy-dir", seen, "--json"]);
+            let out = s.run(&check_args.iter().map(String::as_str).collect::<Vec<_>>());
+            let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{check_args:?}: {e}: {}", text(&out.stdout)));
+            let reason = report["decision"]["reason"].as_str().unwrap_or_default();
+            let policy_saw: serde_json::Value = serde_json::from_str(reason)
+                .unwrap_or_else(|e| panic!("{check_args:?}: {e}: {report}"));
+            assert_eq!(input, policy_saw, "{cmd} {ctx:?}");
+        }
+    }
+    // --env is honoured: the same command with and without it differs only there.
+    let plain: serde_json::Value =
+        serde_json::from_slice(&s.run(&["--input", "ls"]).stdout).unwrap();
+    let prod: serde_json::Value =
+        serde_json::from_slice(&s.run(&["--input", "ls", "--env", "prod"]).stdout).unwrap();
+    assert_eq!(prod["target"]["env"], "prod");
+    assert_ne!(plain["target"]["env"], "prod");
+    let mut unchanged = prod.clone();
+    unchanged["target"]["env"] = plain["target"]["env"].clone();
+    assert_eq!(unchanged, plain);
+    // The input is built even where the floor decides and no policy would be asked, and a
+    // policy directory that does not load is not even read: --input decides nothing.
+    let broken = s.path("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("p.rego"), "package honey\nallow if {\n").unwrap();
+    let out = s.run(&[
+        "--input",
+        "rm -rf /",
+        "--policy-dir",
+        broken.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let critical: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(critical["command"]["critical"], true, "{critical}");
+    assert!(!ran.exists(), "--input or --check ran {touch}");
 }
