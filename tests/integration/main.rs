@@ -34,6 +34,7 @@ mod parse_ir;
 mod parse_limits;
 mod parse_plain;
 mod payload;
+mod policy_builtins;
 mod policy_cache;
 mod policy_differential;
 mod policy_examples;
