@@ -178,17 +178,18 @@ impl<'l> Lowerer<'l> {
     }
 
     /// A syntax error can make tree-sitter swallow whole commands into an ERROR node as plain
-    /// words (`rm -rf /` followed by an unterminated quote on the next line). Every line of the
-    /// text on which no command was lowered, and that parses cleanly on its own, is lowered on
-    /// its own: one parse error never hides a command elsewhere.
+    /// words (`rm -rf /` followed by an unterminated quote on the next line), or into a bogus
+    /// command that starts on the same line (`rm -rf /` then `\rm<(…)$(${x:-<<EOF…` on the
+    /// next: bash runs the first line before it meets the error). Every line of the text that
+    /// parses cleanly on its own is lowered on its own, whatever the error recovery made of it:
+    /// one parse error never hides a command elsewhere.
     fn lines_error_recovery_hid(&mut self, text: &str, ctx: &Ctx) {
         const MAX_LINES: usize = 2048;
         let mut start = 0;
         for line in text.split_inclusive('\n').take(MAX_LINES) {
             let end = start + line.len();
-            let seen = self.lowered.iter().any(|&b| (start..end).contains(&b));
             let body = line.trim();
-            if !seen && !body.is_empty() && !body.starts_with('#') && !self.stopped {
+            if !body.is_empty() && !body.starts_with('#') && !self.stopped {
                 if let Some(tree) = self.parse(line) {
                     let root = tree.root_node();
                     if !root.has_error() {
