@@ -59,17 +59,21 @@ impl TestResult {
     }
 }
 
-/// The outcome of [`run_tests`]: the counts, one [`TestResult`] per test, and its line.
+/// The outcome of [`run_tests`]: the counts and one [`TestResult`] per test.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TestReport {
     pub passed: usize,
     pub failed: usize,
     pub todo: usize,
     pub results: Vec<TestResult>,
-    pub lines: Vec<String>,
 }
 
 impl TestReport {
+    /// Each result's [`TestResult::line`], in order.
+    pub fn lines(&self) -> Vec<String> {
+        self.results.iter().map(TestResult::line).collect()
+    }
+
     /// `N passed, M failed`, with `, K todo` when there are todo tests.
     pub fn summary(&self) -> String {
         let todo = match self.todo {
@@ -184,7 +188,6 @@ pub fn run(dir: &Path, options: &TestOptions) -> Result<TestReport, TestsError> 
             outcome,
             elapsed: started.elapsed(),
         };
-        report.lines.push(result.line());
         report.results.push(result);
     }
     if report.passed + report.failed == 0 {

@@ -14,12 +14,12 @@ fn shipped_policies_pass_their_tests() {
     for dir in ["policies", "policies/examples"] {
         let report = run_tests(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
             .unwrap_or_else(|e| panic!("{dir}: {e} ({})", e.reason_id()));
-        for line in &report.lines {
+        for line in report.lines() {
             println!("{line}");
         }
-        assert_eq!(report.failed, 0, "{dir}: {:#?}", report.lines);
+        assert_eq!(report.failed, 0, "{dir}: {:#?}", report.lines());
         assert!(report.passed >= 5, "{dir}: only {} tests", report.passed);
-        assert_eq!(report.lines.len(), report.passed + report.failed);
+        assert_eq!(report.lines().len(), report.passed + report.failed);
     }
 }
 
@@ -38,7 +38,7 @@ fn each_example_passes_its_tests_next_to_the_baseline_alone() {
             std::fs::copy(examples.join(file), dir.path().join(file)).unwrap();
         }
         let report = run_tests(dir.path()).unwrap();
-        assert_eq!(report.failed, 0, "{name}: {:#?}", report.lines);
+        assert_eq!(report.failed, 0, "{name}: {:#?}", report.lines());
         assert!(report.passed > 0, "{name}");
         seen += 1;
     }
@@ -75,14 +75,14 @@ test_value := 3
         (report.passed, report.failed),
         (1, 3),
         "{:#?}",
-        report.lines
+        report.lines()
     );
     for (prefix, why) in expected {
-        let line = report
-            .lines
+        let lines = report.lines();
+        let line = lines
             .iter()
             .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no line for {prefix}: {:#?}", report.lines));
+            .unwrap_or_else(|| panic!("no line for {prefix}: {:#?}", report.lines()));
         assert!(
             line.contains("(p_test.rego)") && line.contains(why),
             "{line}"
@@ -267,7 +267,7 @@ fn the_runner_counts_filters_and_keeps_todo_out_of_failures() {
             (report.passed, report.failed, report.todo),
             (*passed, *failed, *todo),
             "{filter:?}: {:#?}",
-            report.lines
+            report.lines()
         );
         assert_eq!(report.results.len(), passed + failed + todo);
     }

@@ -102,7 +102,6 @@ impl Lowerer<'_> {
     /// `export`, `declare`, `local`, `readonly`, `typeset`, `unset`: a command whose operands
     /// may be assignments.
     pub(super) fn declaration(&mut self, src: &str, node: Node, ctx: &Ctx) {
-        self.lowered.push(node.start_byte());
         let index = self.reserve(ctx);
         let mut name = Word::default();
         let mut args = Vec::new();

@@ -22,9 +22,6 @@ impl Lowerer<'_> {
             return;
         }
         command.tree_depth += 1;
-        if let Some((offset, _)) = words.first() {
-            self.lowered.push(*offset);
-        }
         let index = self.reserve(&command);
         let mut evaluated = Vec::new();
         for (_, word) in words {
@@ -45,7 +42,6 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn command(&mut self, src: &str, node: Node, ctx: &Ctx) {
-        self.lowered.push(node.start_byte());
         let index = self.reserve(ctx);
         let mut words = Vec::new();
         let mut assignments = Vec::new();

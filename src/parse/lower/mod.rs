@@ -41,9 +41,6 @@ pub(crate) struct Lowerer<'l> {
     vars: Vars,
     /// Syntax depth at which the text being parsed was found (0 for the top level).
     base_depth: usize,
-    /// Start bytes of the simple commands lowered from the text being parsed (not from texts
-    /// nested in it), so the parse-error fallback knows which lines were already seen.
-    lowered: Vec<usize>,
     /// The elements of the array value `assignment_parts` just evaluated, for `remember`.
     pending_array: Option<Option<Vec<String>>>,
     /// Plain command lines are lowered without the grammar (`parse::plain`); off only to
@@ -78,7 +75,6 @@ impl<'l> Lowerer<'l> {
             vars: Vars::default(),
             pending_array: None,
             base_depth: 0,
-            lowered: Vec::new(),
             plain_lines: true,
         }
     }
@@ -169,12 +165,10 @@ impl<'l> Lowerer<'l> {
         if let Some(snippet) = recover::error_snippet(text, root) {
             self.out.parse_errors.push(snippet);
         }
-        let outer = std::mem::take(&mut self.lowered);
         self.stmt(text, root, &ctx);
         if root.has_error() {
             self.lines_error_recovery_hid(text, &ctx);
         }
-        self.lowered = outer;
     }
 
     /// A syntax error can make tree-sitter swallow whole commands into an ERROR node as plain
@@ -185,21 +179,16 @@ impl<'l> Lowerer<'l> {
     /// one parse error never hides a command elsewhere.
     fn lines_error_recovery_hid(&mut self, text: &str, ctx: &Ctx) {
         const MAX_LINES: usize = 2048;
-        let mut start = 0;
         for line in text.split_inclusive('\n').take(MAX_LINES) {
-            let end = start + line.len();
             let body = line.trim();
             if !body.is_empty() && !body.starts_with('#') && !self.stopped {
                 if let Some(tree) = self.parse(line) {
                     let root = tree.root_node();
                     if !root.has_error() {
-                        let saved = std::mem::take(&mut self.lowered);
                         self.stmt(line, root, ctx);
-                        self.lowered = saved;
                     }
                 }
             }
-            start = end;
         }
     }
 
