@@ -32,9 +32,9 @@ spec!(
     "`shutil.rmtree` of a path only known at run time (a variable, an f-string, a call)."
 );
 spec!(PYTHON_DELETE_SYSTEM_PATH, "PYTHON_DELETE_SYSTEM_PATH", Critical, "delete of a system/root path",
-    "`os.remove`, `os.unlink`, `os.rmdir`, `os.removedirs` or `pathlib.Path(…).unlink()/rmdir()` of a system path (`/etc`, `/`, `~`), or of a file whose loss breaks login, boot or every command: the identity and authentication files (`/etc/passwd`, `/etc/shadow`, `/etc/sudoers`, `/etc/pam.d/*`, `/boot/*`) and system binaries and libraries (`/bin/*`, `/usr/bin/*`, `/lib*/*`). The reference engine only matched the directory itself, which `os.remove` cannot delete; a file inside an ordinary directory (`/etc/nginx/nginx.conf`, `/var/log/x`) stays PYTHON_FILE_DELETE.");
+    "`os.remove`, `os.unlink`, `os.rmdir`, `os.removedirs` or `pathlib.Path(…).unlink()/rmdir()` of a system path (`/etc`, `/`, `~`), or of a file whose loss breaks login, boot or every command: the identity and authentication files (`/etc/passwd`, `/etc/shadow`, `/etc/sudoers`, `/etc/pam.d/*`, `/boot/*`) and system binaries and libraries (`/bin/*`, `/usr/bin/*`, `/lib*/*`). The reference engine only matched the directory itself, which `os.remove` cannot delete; such a file also gets the reference's PYTHON_FILE_DELETE next to this one, and a file inside an ordinary directory (`/etc/nginx/nginx.conf`, `/var/log/x`) gets PYTHON_FILE_DELETE alone.");
 spec!(PYTHON_FILE_DELETE, "PYTHON_FILE_DELETE", Medium, "file deletion",
-    "`os.remove`, `os.unlink`, `os.rmdir`, `os.removedirs` or `pathlib.Path(…).unlink()/rmdir()` of any other path, literal or not.");
+    "`os.remove`, `os.unlink`, `os.rmdir`, `os.removedirs` or `pathlib.Path(…).unlink()/rmdir()` of any path but the reference's system paths (`/`, `/etc`, `/usr`, … themselves), literal or not; next to PYTHON_DELETE_SYSTEM_PATH for a vital file (`/etc/passwd`), as the reference reports it.");
 spec!(PYTHON_DYNAMIC_EXEC, "PYTHON_DYNAMIC_EXEC", Medium, "dynamic code execution",
     "The builtin `eval`, `exec` or `compile` (also as `builtins.eval`, or renamed), a `__import__`/`importlib.import_module` of a module named at run time, or `getattr` of a run-time name on a module. Literal code handed to `exec` is analysed as Python too.");
 spec!(PYTHON_DYNAMIC_SHELL_EXEC, "PYTHON_DYNAMIC_SHELL_EXEC", Medium, "shell command built at runtime",
@@ -196,6 +196,8 @@ fn delete(i: usize, cmd: &Command, path: Option<&str>, recursive: bool, out: &mu
         (true, false) => &PYTHON_RMTREE,
         (false, true) => &PYTHON_DELETE_SYSTEM_PATH,
         (false, false) if vital.is_some_and(|s| s.id != "SYSTEM_CONFIG_WRITE") => {
+            // The reference's signal for a file outside its system-path list, then ours.
+            once(out, &PYTHON_FILE_DELETE, i, cmd, path);
             &PYTHON_DELETE_SYSTEM_PATH
         }
         (false, false) => &PYTHON_FILE_DELETE,
