@@ -65,14 +65,11 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
         advisory: crate::advisory::Session::from_context(ctx, &config.advisory)
             .map(|s| s.advise(cmd, &gated.signals)),
     };
+    let (policy_dir, policy_digest) = super::policy_used(ctx, config, review, &gated);
     if review.json {
         let mut out = json_report(cmd, &gated);
-        out["decision"]["policy_dir"] = json!(crate::policy::enforcement::dir(
-            ctx,
-            config,
-            true,
-            review.policy_dir.as_deref()
-        ));
+        out["policy_dir"] = json!(policy_dir);
+        out["policy_digest"] = json!(policy_digest);
         if let Some(sc) = &extras.shellcheck {
             out["shellcheck"] = sc.json();
         }
@@ -81,6 +78,9 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
         }
         super::emit(&format!("{out}\n"));
     } else {
+        if let Some(note) = super::policy_note(policy_dir.as_deref(), &policy_digest) {
+            eprintln!("{note}");
+        }
         super::emit(&text_report(cmd, &gated, &extras));
     }
     exit_status(Surface::Review, &gated.verdict).unwrap_or(EXIT_USAGE)
@@ -103,7 +103,7 @@ pub fn text_report(cmd: &str, gated: &Assessment, extras: &Extras) -> String {
     for s in &gated.signals {
         let _ = writeln!(out, "  - [{}] {}: {}", s.severity(), s.id(), s.reason());
     }
-    let d = Detected::of(&gated.analysis);
+    let d = super::reference::detected(&gated.analysis);
     if !d.commands.is_empty() {
         let _ = writeln!(
             out,
@@ -126,16 +126,18 @@ pub fn text_report(cmd: &str, gated: &Assessment, extras: &Extras) -> String {
 fn decision_line(gated: &Assessment) -> String {
     let (v, target) = (&gated.verdict, &gated.target.name);
     match (v.effect, v.stage) {
-        (Effect::Deny, Stage::BuiltIn | Stage::Session) => {
-            let reason = v.reason.strip_prefix("command risk: ").unwrap_or(&v.reason);
-            format!("Decision: DENY (built-in critical: {reason})")
-        }
+        (Effect::Deny, Stage::BuiltIn | Stage::Session) => format!(
+            "Decision: DENY (built-in critical: {})",
+            super::reference::reason(gated)
+        ),
         _ if !gated.policy_configured => {
             "Decision: allow (no policy configured; only built-in critical patterns deny)".into()
         }
-        (Effect::Allow, _) => format!("Policy[{target}]: allow"),
-        (Effect::Deny, _) => format!("Policy[{target}]: deny — {}", v.reason),
-        (Effect::Held, _) => format!("Policy[{target}]: require_approval — {}", v.reason),
+        _ => format!(
+            "Policy[{target}]: {}{}",
+            v.word(),
+            super::reference::tail(gated)
+        ),
     }
 }
 
@@ -152,7 +154,7 @@ pub fn json_report(cmd: &str, gated: &Assessment) -> serde_json::Value {
         "target": gated.target,
         "decision": {
             "verdict": gated.verdict.word(),
-            "reason": gated.verdict.reason,
+            "reason": super::reference::reason(gated),
             "policy_configured": gated.policy_configured,
             "policy": gated.policy,
         },

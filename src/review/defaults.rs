@@ -82,9 +82,12 @@ pub fn load(path: &Path) -> Result<Defaults, ConfigError> {
 }
 
 /// `review` with the defaults filled in where the command line left a value out: the options
-/// win, `--host-var` over a host variable of the same name. `env_policy_dir` is whether
-/// `HONEY_POLICY_DIR` will be honoured, which also wins over the file's `policy_dir`.
-pub fn apply(review: &Review, defaults: &Defaults, env_policy_dir: bool) -> Review {
+/// win, `--host-var` over a host variable of the same name. The policy directory is
+/// `--policy-dir`, else `env_policy_dir` (`HONEY_POLICY_DIR`, which the review surface always
+/// honours: it runs nothing), else the file's `policy_dir`; a directory chosen here is the
+/// reviewer's own (no trust check, no cache). With none, enforcement's configured directory
+/// decides.
+pub fn apply(review: &Review, defaults: &Defaults, env_policy_dir: Option<PathBuf>) -> Review {
     let mut host_vars: Vec<(String, String)> = defaults
         .host_vars
         .iter()
@@ -93,11 +96,11 @@ pub fn apply(review: &Review, defaults: &Defaults, env_policy_dir: bool) -> Revi
         .collect();
     host_vars.extend(review.host_vars.iter().cloned());
     Review {
-        policy_dir: review.policy_dir.clone().or_else(|| {
-            (!env_policy_dir)
-                .then(|| defaults.policy_dir.clone())
-                .flatten()
-        }),
+        policy_dir: review
+            .policy_dir
+            .clone()
+            .or(env_policy_dir)
+            .or_else(|| defaults.policy_dir.clone()),
         target: review.target.clone().or_else(|| defaults.target.clone()),
         env: review.env.clone().or_else(|| defaults.env.clone()),
         host_vars,
@@ -125,34 +128,29 @@ mod tests {
             host_vars: vec![("b".into(), "3".into())],
             ..Review::default()
         };
-        let table: &[(&Review, bool, Review)] = &[
-            (
-                &given,
-                false,
-                Review {
-                    policy_dir: Some("/srv/p".into()),
-                    target: Some("stage-1".into()),
-                    env: Some("prod".into()),
-                    host_vars: vec![("a".into(), "1".into()), ("b".into(), "3".into())],
-                    ..Review::default()
-                },
-            ),
-            (
-                &given,
-                true,
-                Review {
-                    policy_dir: None,
-                    target: Some("stage-1".into()),
-                    env: Some("prod".into()),
-                    host_vars: vec![("a".into(), "1".into()), ("b".into(), "3".into())],
-                    ..Review::default()
-                },
-            ),
+        let env = Some(PathBuf::from("/env/p"));
+        let expected = |policy_dir: &str| Review {
+            policy_dir: Some(policy_dir.into()),
+            target: Some("stage-1".into()),
+            env: Some("prod".into()),
+            host_vars: vec![("a".into(), "1".into()), ("b".into(), "3".into())],
+            ..Review::default()
+        };
+        let with_option = Review {
+            policy_dir: Some("/cli/p".into()),
+            ..given.clone()
+        };
+        // --policy-dir > HONEY_POLICY_DIR > review.toml
+        let table: &[(&Review, Option<PathBuf>, Review)] = &[
+            (&given, None, expected("/srv/p")),
+            (&given, env.clone(), expected("/env/p")),
+            (&with_option, env.clone(), expected("/cli/p")),
+            (&with_option, None, expected("/cli/p")),
         ];
         for (review, env_dir, expected) in table {
-            assert_eq!(&apply(review, &defaults, *env_dir), expected);
+            assert_eq!(&apply(review, &defaults, env_dir.clone()), expected);
         }
-        assert_eq!(apply(&given, &Defaults::default(), false), given);
+        assert_eq!(apply(&given, &Defaults::default(), None), given);
     }
 
     #[test]

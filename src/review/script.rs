@@ -4,6 +4,7 @@
 //! gates it, and reported when it is stricter than every step (constants set in one step and
 //! used in another). Exit: 0 all allowed, 1 any denied, 3 any held (none denied), 2 usage.
 
+use super::reference;
 use super::shellcheck;
 use super::split::{self, Step};
 use crate::config::Config;
@@ -44,6 +45,7 @@ pub fn check_file(ctx: &Context, config: &Config, review: &Review, path: &Path) 
         .map(|(s, g)| session.as_ref().map(|a| a.advise(&s.text, &g.signals)))
         .collect();
     let shellcheck = review.shellcheck.then(|| shellcheck::check(ctx, &text));
+    let (policy_dir, policy_digest) = super::policy_used(ctx, config, review, &whole);
     if review.json {
         let mut out = json!({
             "risk_assessment": steps.iter().zip(&gated).zip(&advisories).enumerate()
@@ -63,11 +65,16 @@ pub fn check_file(ctx: &Context, config: &Config, review: &Review, path: &Path) 
         if let Some(sc) = &shellcheck {
             out["shellcheck"] = sc.json();
         }
+        out["policy_dir"] = json!(policy_dir);
+        out["policy_digest"] = json!(policy_digest);
         super::emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(&out).unwrap_or_default()
         ));
     } else {
+        if let Some(note) = super::policy_note(policy_dir.as_deref(), &policy_digest) {
+            eprintln!("{note}");
+        }
         super::emit(&text_report(
             &steps,
             &gated,
@@ -160,14 +167,12 @@ fn block(out: &mut Vec<String>, g: &Assessment, advisory: Option<&Advice>) {
     }
     let v = &g.verdict;
     out.push(match (v.effect, v.stage) {
-        (Effect::Deny, Stage::BuiltIn | Stage::Session) => {
-            let reason = v.reason.strip_prefix("command risk: ").unwrap_or(&v.reason);
-            format!("  Decision: DENY (built-in critical: {reason})")
-        }
+        (Effect::Deny, Stage::BuiltIn | Stage::Session) => format!(
+            "  Decision: DENY (built-in critical: {})",
+            reference::reason(g)
+        ),
         _ if !g.policy_configured => "  Decision: allow (no policy configured)".to_string(),
-        (Effect::Allow, _) => "  Policy: allow".to_string(),
-        (Effect::Deny, _) => format!("  Policy: deny — {}", v.reason),
-        (Effect::Held, _) => format!("  Policy: require_approval — {}", v.reason),
+        _ => format!("  Policy: {}{}", v.word(), reference::tail(g)),
     });
 }
 
@@ -197,7 +202,8 @@ pub fn assessment(index: usize, step: &Step, g: &Assessment, advisory: Option<&A
 }
 
 /// The nested decision object, keys capitalised like the reference's Go struct; `None` when no
-/// policy is configured. A step the built-in floor or a policy error decided reads as a deny.
+/// policy is configured. A step the built-in floor or a policy error decided reads as a deny,
+/// its `DenyReason` the reason the text shows ([`reference::reason`]).
 pub fn decision(g: &Assessment) -> Option<Value> {
     if !g.policy_configured {
         return None;
@@ -211,7 +217,7 @@ pub fn decision(g: &Assessment) -> Option<Value> {
         }),
         None => json!({
             "Allow": g.verdict.allowed(),
-            "DenyReason": g.verdict.reason,
+            "DenyReason": reference::reason(g),
             "Decision": g.verdict.word(),
             "Requires": Value::Null,
         }),
