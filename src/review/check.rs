@@ -70,6 +70,8 @@ fn check(ctx: &Context, config: &Config, review: &Review, cmd: &str) -> i32 {
         let mut out = json_report(cmd, &gated);
         out["policy_dir"] = json!(policy_dir);
         out["policy_digest"] = json!(policy_digest);
+        // Where it was first reported; kept so that readers of the older field keep working.
+        out["decision"]["policy_dir"] = json!(policy_dir);
         if let Some(sc) = &extras.shellcheck {
             out["shellcheck"] = sc.json();
         }

@@ -148,7 +148,17 @@ fn blocks_match_the_expected_files() {
             text(&out.stdout),
             text(&out.stderr)
         );
-        assert!(out.stderr.is_empty(), "{args:?}: {}", text(&out.stderr));
+        // stderr only names the policy used (stdout keeps the reference's format).
+        let stderr = text(&out.stderr);
+        if args.contains(&"--policy-dir") {
+            let note = format!("guarded-sh: policy: {p} (digest ");
+            assert!(
+                stderr.starts_with(&note) && stderr.lines().count() == 1,
+                "{args:?}: {stderr}"
+            );
+        } else {
+            assert!(stderr.is_empty(), "{args:?}: {stderr}");
+        }
         compare(expected, &text(&out.stdout));
     }
 }
@@ -170,7 +180,19 @@ fn dry_run_json_matches_the_snapshot() {
         b"",
     );
     assert_eq!(out.status.code(), Some(1));
-    let actual: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut actual: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The policy used: its directory (where this checkout is, so not in the snapshot) and digest.
+    let used = actual.as_object_mut().unwrap();
+    assert_eq!(
+        used.remove("policy_dir"),
+        Some(policy.to_str().unwrap().into())
+    );
+    let digest = used.remove("policy_digest").unwrap();
+    let digest = digest.as_str().unwrap();
+    assert!(
+        digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+        "{digest}"
+    );
     let path = dir().join("deploy.policy.json");
     if update() {
         std::fs::write(
