@@ -1,13 +1,15 @@
 # Baseline policy for hosts managed through guarded-sh.
 #
-# It defines every entry point guarded-sh reads (allow, deny_reason, decision; `requires` is
-# left to other files) and combines the reasons that the other files of the directory add to
-# three sets, so that any number of them can be loaded together without complete-rule
-# conflicts:
+# It only adds to two sets of reasons, which guarded-sh reads next to the reference engine's
+# `allow`, `deny_reason`, `decision` and `requires`, strictest outcome first:
 #
-#   deny_reasons contains msg if { ... }       deny (strictest)
-#   approval_reasons contains msg if { ... }   hold for a second person
-#   dry_run_bypass if { ... }                  allow a preview (`--check`) that would be denied
+#   deny_reasons contains msg if { ... }       deny (a reason in it denies)
+#   approval_reasons contains msg if { ... }   hold for a second person (unless something denies)
+#
+# It defines no complete rule and no `default`, so it loads unchanged next to any policy of the
+# reference's shape (`default allow := true`, `allow := false if {...}`, `deny_reason := ...`,
+# `decision := "require_approval" if {...}`) and next to other files that add to the same sets:
+# partial rules never conflict. Alone, with no `allow` anywhere, the two sets decide.
 #
 # On its own it denies nothing the automation profile needs (scp, sftp-server, rsync --server,
 # git-upload-pack, ...): it only refuses inputs it does not understand and holds high-severity
@@ -15,33 +17,6 @@
 package honey
 
 import rego.v1
-
-default allow := false
-
-default deny_reason := ""
-
-default decision := "allow"
-
-default dry_run_bypass := false
-
-allow if count(deny_reasons) == 0
-
-allow if dry_run_bypass
-
-decision := "deny" if {
-	not allow
-} else := "require_approval" if {
-	count(approval_reasons) > 0
-	not dry_run_bypass
-}
-
-# The reason guarded-sh prints: why it is denied, or else why it is held.
-deny_reason := concat("; ", sort(deny_reasons)) if {
-	not allow
-} else := concat("; ", sort(approval_reasons)) if {
-	count(approval_reasons) > 0
-	not dry_run_bypass
-}
 
 # Policies are written against input schema version 1; refuse anything else.
 deny_reasons contains msg if {

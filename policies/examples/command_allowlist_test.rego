@@ -1,3 +1,4 @@
+# The reference's command allowlist, unchanged, next to the baseline.
 package honey_test.command_allowlist
 
 import rego.v1
@@ -9,17 +10,29 @@ cmd(commands) := {
 	"execution": {"dry_run": false},
 }
 
+# The verdict guarded-sh reads (strictest wins): allow false, decision "deny" or a deny reason
+# denies; else decision "require_approval" or an approval reason holds; else it allows.
+verdict(inp) := "deny" if {
+	not data.honey.allow with input as inp
+} else := "deny" if {
+	data.honey.decision == "deny" with input as inp
+} else := "deny" if {
+	count(data.honey.deny_reasons) > 0 with input as inp
+} else := "require_approval" if {
+	data.honey.decision == "require_approval" with input as inp
+} else := "require_approval" if {
+	count(data.honey.approval_reasons) > 0 with input as inp
+} else := "allow"
+
 test_listed_commands_pass if {
-	count({r | some r in data.honey.deny_reasons; startswith(r, "command not in allowlist")}) == 0 with input as cmd(["systemctl", "journalctl"])
+	verdict(cmd(["systemctl", "journalctl"])) == "allow"
 }
 
-test_each_unlisted_command_is_named if {
-	reasons := data.honey.deny_reasons with input as cmd(["cat", "rm", "curl"])
-	"command not in allowlist: rm" in reasons
-	"command not in allowlist: curl" in reasons
-	not "command not in allowlist: cat" in reasons
+test_an_unlisted_command_is_denied_with_the_list if {
+	verdict(cmd(["cat", "rm", "curl"])) == "deny"
+	data.honey.deny_reason == "command not in allowlist: [\"cat\", \"rm\", \"curl\"]" with input as cmd(["cat", "rm", "curl"])
 }
 
 test_hidden_second_command_is_caught if {
-	"command not in allowlist: rm" in data.honey.deny_reasons with input as cmd(["ls", "rm"])
+	verdict(cmd(["ls", "rm"])) == "deny"
 }

@@ -5,7 +5,7 @@
 //! each write prunes what nobody has used for [`UNUSED_FOR`] (whatever its format: binaries of
 //! several versions may share the directory) and abandoned temps.
 
-use super::decision::ENTRY_POINTS;
+use super::decision::{ENTRY_POINTS, REQUIRED_ONE_OF};
 use super::entry::{combined_path, entry_path};
 use regorus::rvm::program::{DeserializationResult, Program};
 use sha2::{Digest, Sha256};
@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 /// Leading bytes of every cache file (the cache format); bump the digits when the header layout
 /// or what the payload holds changes (it is part of the key, so files of the old form are left to
 /// the binaries that read them, and pruned once unused). 03: programs without their Rego sources;
-/// 04: nor instruction spans.
-pub const MAGIC: &[u8; 8] = b"GSHRVM04";
+/// 04: nor instruction spans; 05: the combined entry point answers six entry points (with
+/// `deny_reasons` and `approval_reasons`), not four.
+pub const MAGIC: &[u8; 8] = b"GSHRVM05";
 /// Header: magic, key (64 hex bytes), payload sha256 (32 bytes), payload length (u64 LE).
 const HEADER_LEN: usize = 8 + 64 + 32 + 8;
 /// Cache files larger than this are not read (a policy program is a few KiB to a few MiB).
@@ -76,7 +77,7 @@ pub fn cache_file(dir: &Path, key: &str) -> PathBuf {
 pub type Cached = (Arc<Program>, Vec<String>);
 
 /// Read and verify the program for `key`; any doubt is a miss, never an error. Returns the
-/// program and the `data.honey` entry names it was compiled for (always starting with `allow`);
+/// program and the `data.honey` entry names it was compiled for (`allow`, or a reason set, among them);
 /// its first entry point is the combined rule of [`super::entry`].
 pub fn read(dir: &Path, key: &str) -> Result<Cached, CacheMiss> {
     let bytes = read_trusted(&cache_file(dir, key))?;
@@ -100,7 +101,7 @@ pub fn read(dir: &Path, key: &str) -> Result<Cached, CacheMiss> {
             None => return Err(invalid("unexpected entry point")),
         }
     }
-    if names.first().map(String::as_str) != Some("allow") {
+    if !names.iter().any(|n| REQUIRED_ONE_OF.contains(&n.as_str())) {
         return Err(invalid("no allow entry point"));
     }
     Ok((Arc::new(program), names))

@@ -1,12 +1,28 @@
-//! The policy's answer (`data.honey.allow`, `deny_reason`, `decision`, `requires`), its type
+//! The policy's answer (`data.honey.allow`, `deny_reason`, `decision`, `requires`, and the
+//! multi-value `deny_reasons` and `approval_reasons` that cannot conflict across files), its type
 //! checks, and the strictest-wins reading of it as a verdict with the reference engine's reason
 //! text ("denied by policy", " (requires: a, b)").
 
 use super::error::PolicyError;
 use regorus::Value;
 
-/// The four entry points of `data.honey`, in evaluation order.
-pub const ENTRY_POINTS: [&str; 4] = ["allow", "deny_reason", "decision", "requires"];
+/// The entry points of `data.honey`, in evaluation order: the reference's four, then two sets
+/// of strings (partial rules, so any number of files may add to them without a conflict).
+pub const ENTRY_POINTS: [&str; ENTRY_COUNT] = [
+    "allow",
+    "deny_reason",
+    "decision",
+    "requires",
+    "deny_reasons",
+    "approval_reasons",
+];
+
+/// How many entry points there are.
+pub const ENTRY_COUNT: usize = 6;
+
+/// The entry points of which a policy must declare one: `allow`, or with no `allow` at all,
+/// one of the sets (which then decide alone, as if `allow` were true).
+pub const REQUIRED_ONE_OF: [&str; 3] = ["allow", "deny_reasons", "approval_reasons"];
 
 /// What the policy said, type-checked. Undefined optional entries read as defaults:
 /// `deny_reason` "", `decision` "" (no extra constraint), `requires` [].
@@ -71,6 +87,49 @@ impl PolicyDecision {
         })
     }
 
+    /// Type-check the raw values of every entry point (in [`ENTRY_POINTS`] order) and fold the
+    /// sets into the four answers, strictest wins: a `deny_reasons` entry denies (`allow` false,
+    /// its entries after `deny_reason` in the reason), an `approval_reasons` entry holds
+    /// (`decision` "require_approval" unless it is "deny"; its entries in the reason when
+    /// nothing denies). `allow_declared`: some module defines `allow`; when none does, `allow`
+    /// reads true and the sets decide.
+    pub(crate) fn from_entries(
+        values: [Value; ENTRY_COUNT],
+        allow_declared: bool,
+    ) -> Result<Self, PolicyError> {
+        let [allow, deny_reason, decision, requires, deny_reasons, approval_reasons] = values;
+        let allow = match allow {
+            Value::Undefined if !allow_declared => Value::Bool(true),
+            other => other,
+        };
+        let mut answer = Self::from_values([allow, deny_reason, decision, requires])?;
+        let denies = reasons("deny_reasons", deny_reasons)?;
+        let holds = reasons("approval_reasons", approval_reasons)?;
+        let denied = !answer.allow || answer.decision == "deny" || !denies.is_empty();
+        let held = !denied && (answer.decision == "require_approval" || !holds.is_empty());
+        let extra = if denied {
+            denies
+        } else if held {
+            holds
+        } else {
+            Vec::new()
+        };
+        if !extra.is_empty() {
+            answer.deny_reason = [answer.deny_reason.clone()]
+                .into_iter()
+                .filter(|r| !r.is_empty())
+                .chain(extra)
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        if denied {
+            answer.allow = false;
+        } else if held {
+            answer.decision = "require_approval".to_string();
+        }
+        Ok(answer)
+    }
+
     /// Strictest wins: deny if `allow` is false or `decision` is "deny"; otherwise hold for
     /// approval if `decision` is "require_approval"; otherwise allow.
     pub fn verdict(&self) -> PolicyVerdict {
@@ -114,12 +173,34 @@ impl PolicyDecision {
 }
 
 fn strings<'a>(items: impl Iterator<Item = &'a Value>) -> Result<Vec<String>, PolicyError> {
+    typed_strings("requires", items)
+}
+
+fn typed_strings<'a>(
+    entry: &'static str,
+    items: impl Iterator<Item = &'a Value>,
+) -> Result<Vec<String>, PolicyError> {
     items
         .map(|item| match item {
             Value::String(s) => Ok(s.to_string()),
-            other => Err(ill_typed("requires", "a list of strings", other)),
+            other => Err(ill_typed(entry, "a list of strings", other)),
         })
         .collect()
+}
+
+/// A set of reasons (`deny_reasons`, `approval_reasons`): sorted, without empty or repeated
+/// entries; undefined reads as none.
+fn reasons(entry: &'static str, value: Value) -> Result<Vec<String>, PolicyError> {
+    let mut found = match &value {
+        Value::Undefined => Vec::new(),
+        Value::Array(items) => typed_strings(entry, items.iter())?,
+        Value::Set(items) => typed_strings(entry, items.iter())?,
+        other => return Err(ill_typed(entry, "a set of strings", other)),
+    };
+    found.retain(|r| !r.is_empty());
+    found.sort();
+    found.dedup();
+    Ok(found)
 }
 
 fn ill_typed(entry: &'static str, expected: &str, got: &Value) -> PolicyError {
@@ -202,6 +283,48 @@ mod tests {
         ];
         for (values, id) in cases {
             assert_eq!(decide(values).err(), Some(id), "{values:?}");
+        }
+    }
+
+    #[test]
+    fn reason_sets_fold_strictest_wins() {
+        let v = |j: &str| {
+            if j.is_empty() {
+                Value::Undefined
+            } else {
+                Value::from_json_str(j).unwrap()
+            }
+        };
+        // [allow, deny_reason, decision, deny_reasons, approval_reasons], allow declared
+        //   -> (word, reason)
+        let cases: &[([&str; 5], bool, &str, &str)] = &[
+            (["", "", "", "[]", "[]"], false, "allow", ""),
+            (["", "", "", r#"["b","a"]"#, "[]"], false, "deny", "a; b"),
+            (["", "", "", "[]", r#"["prod"]"#], false, "require_approval", "prod"),
+            (["", "", "", r#"["x"]"#, r#"["prod"]"#], false, "deny", "x"),
+            (["true", "", "", "", r#"["prod"]"#], true, "require_approval", "prod"),
+            (["false", r#""ref""#, "", "", r#"["prod"]"#], true, "deny", "ref"),
+            (["false", r#""ref""#, "", r#"["base"]"#, ""], true, "deny", "ref; base"),
+            (["true", "", r#""require_approval""#, "", r#"["p"]"#], true, "require_approval", "p"),
+            (["true", "", r#""require_approval""#, "[]", "[]"], true, "require_approval", "approval required by policy"),
+            (["true", "", "", r#"["", "a", "a"]"#, ""], true, "deny", "a"),
+            (["", "", "", "", ""], true, "", "policy.undefined"),
+            (["true", "", "", r#""x""#, ""], true, "", "policy.ill_typed"),
+            (["true", "", "", "", "[1]"], true, "", "policy.ill_typed"),
+        ];
+        for (values, declared, word, reason) in cases {
+            let [allow, deny_reason, decision, denies, holds] = values.map(v);
+            let got = PolicyDecision::from_entries(
+                [allow, deny_reason, decision, Value::Undefined, denies, holds],
+                *declared,
+            );
+            match got {
+                Ok(d) => {
+                    assert_eq!(d.verdict_word(), *word, "{values:?}");
+                    assert_eq!(d.reason(), *reason, "{values:?}");
+                }
+                Err(e) => assert_eq!((e.reason_id(), *word), (*reason, ""), "{values:?}"),
+            }
         }
     }
 

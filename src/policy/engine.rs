@@ -5,7 +5,7 @@
 //! conflict the RVM cannot report), bounded by the wall clock only.
 
 use super::cache::{self, CacheMiss};
-use super::decision::{PolicyDecision, ENTRY_POINTS};
+use super::decision::{PolicyDecision, ENTRY_COUNT, ENTRY_POINTS, REQUIRED_ONE_OF};
 pub(crate) use super::directory::read_sources;
 use super::directory::{digest, SourceFile, Sources};
 use super::entry::{self, entry_path};
@@ -252,7 +252,7 @@ impl Policy {
                 {
                     return self.evaluate_interpreter(self.interpreter()?, input);
                 }
-                PolicyDecision::from_values(values)
+                PolicyDecision::from_entries(values, self.allow_declared())
             }
         }
     }
@@ -280,7 +280,7 @@ impl Policy {
         &self.cache_status
     }
 
-    /// The `data.honey` entry points the policy declares (always starting with `allow`).
+    /// The `data.honey` entry points the policy declares (`allow` first when declared).
     pub fn entry_points(&self) -> &[String] {
         &self.entries
     }
@@ -301,7 +301,7 @@ impl Policy {
     ) -> Result<PolicyDecision, PolicyError> {
         let mut engine = engine.clone();
         engine.set_input(input);
-        let mut values = [const { Value::Undefined }; 4];
+        let mut values = [const { Value::Undefined }; ENTRY_COUNT];
         for (slot, name) in values.iter_mut().zip(ENTRY_POINTS) {
             if self.entries.iter().any(|e| e == name) {
                 *slot = engine
@@ -309,7 +309,12 @@ impl Policy {
                     .map_err(|e| interpreter_error(&e, &self.limits))?;
             }
         }
-        PolicyDecision::from_values(values)
+        PolicyDecision::from_entries(values, self.allow_declared())
+    }
+
+    /// Some module defines `allow` (else the sets decide alone).
+    fn allow_declared(&self) -> bool {
+        self.entries.iter().any(|e| e == "allow")
     }
 
     fn evaluate_rvm(
@@ -317,7 +322,7 @@ impl Policy {
         program: &Arc<Program>,
         data: &Value,
         input: Value,
-    ) -> Result<[Value; 4], PolicyError> {
+    ) -> Result<[Value; ENTRY_COUNT], PolicyError> {
         let mut vm = RegoVM::new();
         vm.load_program(program.clone());
         vm.set_max_instructions(self.limits.max_instructions);
@@ -419,15 +424,20 @@ fn declared_entries(engine: &Engine, sources: &Sources) -> Vec<String> {
         .collect()
 }
 
-/// Require `allow` and run regorus's analysis (unsafe variables, unknown functions, …).
+/// Require `allow` (or, without it, `deny_reasons` or `approval_reasons`) and run regorus's
+/// analysis (unsafe variables, unknown functions, …).
 fn prepare(engine: &mut Engine, entries: &[String]) -> Result<(), PolicyError> {
-    if entries.first().map(String::as_str) != Some("allow") {
+    let Some(first) = entries
+        .iter()
+        .find(|e| REQUIRED_ONE_OF.contains(&e.as_str()))
+    else {
         return Err(PolicyError::Undefined {
-            message: "no module defines data.honey.allow".to_string(),
+            message: "no module defines data.honey.allow (or deny_reasons, approval_reasons)"
+                .to_string(),
         });
-    }
+    };
     engine
-        .compile_with_entrypoint(&entry_path("allow").into())
+        .compile_with_entrypoint(&entry_path(first).into())
         .map(|_| ())
         .map_err(|e| {
             let (location, message) = split_diagnostic(&e.to_string());

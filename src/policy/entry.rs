@@ -2,11 +2,11 @@
 //! rule that reads all four answers in a single execution, so the rules they share
 //! (`deny_reasons`, `approval_reasons`, …) run once per command instead of once per answer.
 //!
-//! The combined rule is `data.guarded_sh_entry.result`, an array of four elements in
+//! The combined rule is `data.guarded_sh_entry.result`, an array of one element per entry point in
 //! [`ENTRY_POINTS`] order: `[v]` when the answer is defined, `[]` when it is undefined (the RVM
 //! also reads conflicting complete rules as undefined), `null` when no module declares it.
 
-use super::decision::ENTRY_POINTS;
+use super::decision::{ENTRY_COUNT, ENTRY_POINTS};
 use regorus::Value;
 
 /// The package of the generated module; reserved (no policy data may use it as a top-level key,
@@ -44,16 +44,16 @@ pub fn combined_module(declared: &[String]) -> String {
     )
 }
 
-/// The four answers from the combined rule's value, in [`ENTRY_POINTS`] order, or `None` when
+/// The answers from the combined rule's value, in [`ENTRY_POINTS`] order, or `None` when
 /// the value does not have the generated shape (which only a broken program can produce).
-pub fn split_combined(value: &Value) -> Option<[Value; 4]> {
+pub fn split_combined(value: &Value) -> Option<[Value; ENTRY_COUNT]> {
     let Value::Array(items) = value else {
         return None;
     };
     if items.len() != ENTRY_POINTS.len() {
         return None;
     }
-    let mut answers = [const { Value::Undefined }; 4];
+    let mut answers = [const { Value::Undefined }; ENTRY_COUNT];
     for (slot, item) in answers.iter_mut().zip(items.iter()) {
         *slot = match item {
             Value::Null => Value::Undefined,
@@ -75,36 +75,31 @@ mod tests {
 
     #[test]
     fn module_names_only_declared_entries() {
-        let text = combined_module(&["allow".to_string(), "decision".to_string()]);
+        let text = combined_module(&["allow".to_string(), "deny_reasons".to_string()]);
         assert!(text.contains(
-            "result := [[x | x := data.honey.allow], null, [x | x := data.honey.decision], null]"
+            "result := [[x | x := data.honey.allow], null, null, null, [x | x := data.honey.deny_reasons], null]"
         ));
     }
 
     #[test]
     fn split_table() {
         let v = |json: &str| Value::from_json_str(json).unwrap();
-        let cases: [(&str, Option<[Value; 4]>); 6] = [
+        let u = || Value::Undefined;
+        let cases: [(&str, Option<[Value; ENTRY_COUNT]>); 7] = [
             (
-                r#"[[true], [], null, [["a"]]]"#,
-                Some([
-                    Value::Bool(true),
-                    Value::Undefined,
-                    Value::Undefined,
-                    v(r#"["a"]"#),
-                ]),
+                r#"[[true], [], null, [["a"]], null, null]"#,
+                Some([Value::Bool(true), u(), u(), v(r#"["a"]"#), u(), u()]),
             ),
-            (r#"[[false], ["x"], ["deny"], []]"#, {
-                Some([
-                    Value::Bool(false),
-                    v(r#""x""#),
-                    v(r#""deny""#),
-                    Value::Undefined,
-                ])
+            (r#"[[false], ["x"], ["deny"], [], null, null]"#, {
+                Some([Value::Bool(false), v(r#""x""#), v(r#""deny""#), u(), u(), u()])
             }),
-            (r#"[[true], [], null]"#, None),
-            (r#"[[true, false], [], null, null]"#, None),
-            (r#"[true, [], null, null]"#, None),
+            (
+                r#"[null, null, null, null, [["d"]], [[]]]"#,
+                Some([u(), u(), u(), u(), v(r#"["d"]"#), v("[]")]),
+            ),
+            (r#"[[true], [], null, null]"#, None),
+            (r#"[[true, false], [], null, null, null, null]"#, None),
+            (r#"[true, [], null, null, null, null]"#, None),
             (r#"{"allow": true}"#, None),
         ];
         for (json, expected) in cases {
