@@ -11,7 +11,9 @@ use std::process::Stdio;
 
 #[test]
 fn shipped_policies_pass_their_tests() {
-    for dir in ["policies", "policies/examples"] {
+    // The reference examples each bring `default allow := true`, so they load one at a time
+    // next to the baseline (below), never all together.
+    for dir in ["policies"] {
         let report = run_tests(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
             .unwrap_or_else(|e| panic!("{dir}: {e} ({})", e.reason_id()));
         for line in report.lines() {
