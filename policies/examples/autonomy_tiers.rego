@@ -24,7 +24,9 @@ autonomy_runs := {
 	"full": {"read", "write"},
 }
 
+# (is_array first: the compiled form errors where iterating a missing or null list is undefined.)
 autonomy_gated contains class if {
+	is_array(input.command.classes)
 	some class in input.command.classes
 	not class in autonomy_runs[autonomy_tier]
 }
