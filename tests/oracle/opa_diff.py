@@ -20,7 +20,7 @@ DECISIONS = {"allow", "deny", "require_approval"}
 def opa_decision(engine, case_input):
     """OPA's answer in the shape of guarded-sh's PolicyDecision, or {"error": ...}."""
     values = {}
-    for entry in ("allow", "deny_reason", "decision", "requires"):
+    for entry in ("allow", "deny_reason", "decision", "requires", "deny_reasons", "approval_reasons"):
         try:
             values[entry] = engine.eval_document(f"honey.{entry}", case_input)
         except OpaUndefinedError:
@@ -28,8 +28,14 @@ def opa_decision(engine, case_input):
         except OpaError as err:
             return {"error": f"opa:{getattr(err, 'code', 'error')}"}
     allow, reason, decision, requires = (values[k] for k in ("allow", "deny_reason", "decision", "requires"))
-    if allow is None:
+    denies, holds = values["deny_reasons"], values["approval_reasons"]
+    if allow is None and (denies is None and holds is None or declares_allow(engine)):
         return {"error": "undefined"}
+    if allow is None:
+        allow = True  # no module defines allow: the reason sets decide alone
+    for found in (denies, holds):
+        if found is not None and not (isinstance(found, list) and all(isinstance(r, str) for r in found)):
+            return {"error": "ill_typed"}
     ok = (
         isinstance(allow, bool)
         and (reason is None or isinstance(reason, str))
@@ -38,7 +44,25 @@ def opa_decision(engine, case_input):
     )
     if not ok:
         return {"error": "ill_typed"}
-    return {"allow": allow, "deny_reason": reason or "", "decision": decision or "", "requires": requires or []}
+    reason, decision = reason or "", decision or ""
+    denies = sorted({r for r in denies or [] if r})
+    holds = sorted({r for r in holds or [] if r})
+    # guarded-sh's reading of the sets (src/policy/decision.rs, from_entries): strictest wins.
+    denied = not allow or decision == "deny" or bool(denies)
+    held = not denied and (decision == "require_approval" or bool(holds))
+    extra = denies if denied else holds if held else []
+    if extra:
+        reason = "; ".join(([reason] if reason else []) + extra)
+    if denied:
+        allow = False
+    elif held:
+        decision = "require_approval"
+    return {"allow": allow, "deny_reason": reason, "decision": decision, "requires": requires or []}
+
+
+def declares_allow(engine):
+    """Whether some module defines data.honey.allow (undefined then is an error, not a default)."""
+    return getattr(engine, "declared_allow", True)
 
 
 def same(regorus, opa):
@@ -56,6 +80,9 @@ def main(path):
         with OpaEngine() as engine:
             for module in policy_set["modules"]:
                 engine.add_policy(module["name"], module["source"])
+            engine.declared_allow = any(
+                re.search(r"^(default\s+)?allow\b", m["source"], re.M) for m in policy_set["modules"]
+            )
             for case in policy_set["cases"]:
                 opa = opa_decision(engine, case["input"])
                 if same(case["result"], opa):
