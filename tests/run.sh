@@ -89,9 +89,15 @@ echo "== module graph of src/ (no import cycle between top-level modules)"
 tests/module_cycles.sh src >/dev/null
 echo "== cargo test"
 cargo test --all-targets
-echo "== policy unit tests (policies/, policies/examples/)"
+echo "== policy unit tests (policies/, each of policies/examples/ next to the baseline)"
 cargo run --quiet -- --policy-test policies
-cargo run --quiet -- --policy-test policies/examples
+# The reference examples each bring `default allow := true`: one at a time, never together.
+for test in policies/examples/*_test.rego; do
+  one=$(mktemp -d)
+  cp policies/baseline.rego "${test%_test.rego}.rego" "$test" "$one/"
+  cargo run --quiet -- --policy-test "$one"
+  rm -rf "$one"
+done
 step "OPA differential oracle" tests/oracle/run.sh
 if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz
