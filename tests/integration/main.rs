@@ -24,6 +24,7 @@ mod hardening_concurrency;
 mod hardening_faults;
 mod hardening_properties;
 mod hardening_trust;
+mod honey_check;
 mod hook_rules;
 mod interactive_server;
 mod interp_robustness;
