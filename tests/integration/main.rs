@@ -25,6 +25,7 @@ mod hardening_faults;
 mod hardening_properties;
 mod hardening_trust;
 mod honey_check;
+mod honey_reasons;
 mod hook_rules;
 mod interactive_server;
 mod interp_robustness;
