@@ -300,13 +300,43 @@ mod tests {
         let cases: &[([&str; 5], bool, &str, &str)] = &[
             (["", "", "", "[]", "[]"], false, "allow", ""),
             (["", "", "", r#"["b","a"]"#, "[]"], false, "deny", "a; b"),
-            (["", "", "", "[]", r#"["prod"]"#], false, "require_approval", "prod"),
+            (
+                ["", "", "", "[]", r#"["prod"]"#],
+                false,
+                "require_approval",
+                "prod",
+            ),
             (["", "", "", r#"["x"]"#, r#"["prod"]"#], false, "deny", "x"),
-            (["true", "", "", "", r#"["prod"]"#], true, "require_approval", "prod"),
-            (["false", r#""ref""#, "", "", r#"["prod"]"#], true, "deny", "ref"),
-            (["false", r#""ref""#, "", r#"["base"]"#, ""], true, "deny", "ref; base"),
-            (["true", "", r#""require_approval""#, "", r#"["p"]"#], true, "require_approval", "p"),
-            (["true", "", r#""require_approval""#, "[]", "[]"], true, "require_approval", "approval required by policy"),
+            (
+                ["true", "", "", "", r#"["prod"]"#],
+                true,
+                "require_approval",
+                "prod",
+            ),
+            (
+                ["false", r#""ref""#, "", "", r#"["prod"]"#],
+                true,
+                "deny",
+                "ref",
+            ),
+            (
+                ["false", r#""ref""#, "", r#"["base"]"#, ""],
+                true,
+                "deny",
+                "ref; base",
+            ),
+            (
+                ["true", "", r#""require_approval""#, "", r#"["p"]"#],
+                true,
+                "require_approval",
+                "p",
+            ),
+            (
+                ["true", "", r#""require_approval""#, "[]", "[]"],
+                true,
+                "require_approval",
+                "approval required by policy",
+            ),
             (["true", "", "", r#"["", "a", "a"]"#, ""], true, "deny", "a"),
             (["", "", "", "", ""], true, "", "policy.undefined"),
             (["true", "", "", r#""x""#, ""], true, "", "policy.ill_typed"),
@@ -315,7 +345,14 @@ mod tests {
         for (values, declared, word, reason) in cases {
             let [allow, deny_reason, decision, denies, holds] = values.map(v);
             let got = PolicyDecision::from_entries(
-                [allow, deny_reason, decision, Value::Undefined, denies, holds],
+                [
+                    allow,
+                    deny_reason,
+                    decision,
+                    Value::Undefined,
+                    denies,
+                    holds,
+                ],
                 *declared,
             );
             match got {

@@ -91,7 +91,14 @@ mod tests {
                 Some([Value::Bool(true), u(), u(), v(r#"["a"]"#), u(), u()]),
             ),
             (r#"[[false], ["x"], ["deny"], [], null, null]"#, {
-                Some([Value::Bool(false), v(r#""x""#), v(r#""deny""#), u(), u(), u()])
+                Some([
+                    Value::Bool(false),
+                    v(r#""x""#),
+                    v(r#""deny""#),
+                    u(),
+                    u(),
+                    u(),
+                ])
             }),
             (
                 r#"[null, null, null, null, [["d"]], [[]]]"#,

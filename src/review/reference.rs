@@ -75,11 +75,14 @@ pub fn reason(g: &Assessment) -> String {
 /// `deny_reason` and `(requires: …)`, each only when not empty.
 fn policy_reason(deny_reason: &str, requires: &[String]) -> String {
     let requires = (!requires.is_empty()).then(|| format!("(requires: {})", requires.join(", ")));
-    [Some(deny_reason.to_string()).filter(|r| !r.is_empty()), requires]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ")
+    [
+        Some(deny_reason.to_string()).filter(|r| !r.is_empty()),
+        requires,
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ")
 }
 
 /// A verdict line's tail after the verdict word: ` — <reason>` ([`reason`]), or nothing for

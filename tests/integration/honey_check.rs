@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The reference host: target prod-1 in env prod, no policy configured.
-const REFERENCE_HOST: &str = "[policy]\nenabled = false\n[target]\nname = \"prod-1\"\nenv = \"prod\"\n";
+const REFERENCE_HOST: &str =
+    "[policy]\nenabled = false\n[target]\nname = \"prod-1\"\nenv = \"prod\"\n";
 
 fn run(mut c: Command) -> Output {
     c.stdin(Stdio::null()).output().unwrap()
@@ -46,9 +47,10 @@ fn reference_samples_line_for_line() {
         ),
     ];
     for (command, example, expected, status) in samples {
-        let expected_text =
-            std::fs::read_to_string(Path::new(REPO).join(format!("tests/review/reference/{expected}.expected")))
-                .unwrap();
+        let expected_text = std::fs::read_to_string(
+            Path::new(REPO).join(format!("tests/review/reference/{expected}.expected")),
+        )
+        .unwrap();
         let dirs: Vec<Option<PathBuf>> = match example {
             None => vec![None],
             // The reference's policy alone, and next to the shipped baseline: the same lines.
@@ -139,7 +141,10 @@ fn the_review_names_the_policy_it_used_in_precedence_order() {
         assert_eq!(v["policy_dir"], answers.display().to_string(), "{row}");
         assert_eq!(v["decision"]["reason"], *reason, "{row}");
         let digest = v["policy_digest"].as_str().unwrap().to_string();
-        assert!(digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()), "{row}: {digest}");
+        assert!(
+            digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+            "{row}: {digest}"
+        );
         digests.push((answers.to_path_buf(), digest));
     }
     // One digest per directory, and different directories have different ones.
@@ -185,15 +190,15 @@ fn honey_policy_dir_of_ones_own_answers_the_review_on_an_installed_host() {
     std::fs::set_permissions(s.path("script.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
     s.install_config();
     let script = s.path("script.sh").display().to_string();
-    for args in [
-        vec!["--check", "ls"],
-        vec!["--check-file", script.as_str()],
-    ] {
+    for args in [vec!["--check", "ls"], vec!["--check-file", script.as_str()]] {
         let mut c = s.as_user(65534, 65534, &args);
         c.env("HONEY_POLICY_DIR", &mine);
         let out = run(c);
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-        assert!(stdout.contains("deny — my own policy"), "{args:?}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("deny — my own policy"),
+            "{args:?}: {stdout}{stderr}"
+        );
         assert!(
             stderr.starts_with(&format!("guarded-sh: policy: {} (digest ", mine.display())),
             "{args:?}: {stderr}"

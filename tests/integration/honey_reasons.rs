@@ -92,8 +92,15 @@ fn text_and_json_reasons_agree() {
             serde_json::from_slice(&run(&["--check", command], true).stdout).unwrap();
         assert_eq!(&word, verdict, "{row} text:\n{stdout}");
         assert_eq!(v["decision"]["verdict"], word.as_str(), "{row}");
-        assert_eq!(v["decision"]["reason"], shown.as_str(), "{row}: text {shown:?}");
-        assert!(matches(&shown), "{row}: {shown:?}, expected {expected_reason:?}");
+        assert_eq!(
+            v["decision"]["reason"],
+            shown.as_str(),
+            "{row}: text {shown:?}"
+        );
+        assert!(
+            matches(&shown),
+            "{row}: {shown:?}, expected {expected_reason:?}"
+        );
 
         // --check-file: the step's verdict line against DenyReason and Requires.
         let script = script.display().to_string();
@@ -125,7 +132,11 @@ fn text_and_json_reasons_agree() {
                 .filter(|p| !p.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
-                let from_json = if word == "allow" { String::new() } else { from_json };
+                let from_json = if word == "allow" {
+                    String::new()
+                } else {
+                    from_json
+                };
                 assert_eq!(from_json, shown, "{row}: {d}");
             }
         }

@@ -104,7 +104,13 @@ fn cases() -> Vec<Case> {
             let [example, command, env, vars, check, shell, denial] = f.as_slice() else {
                 panic!("examples.tsv:{line}: 7 columns expected, got {f:?}");
             };
-            let dash = |s: &str| if s == "-" { String::new() } else { s.to_string() };
+            let dash = |s: &str| {
+                if s == "-" {
+                    String::new()
+                } else {
+                    s.to_string()
+                }
+            };
             let host_vars = dash(vars)
                 .split(',')
                 .filter(|kv| !kv.is_empty())
@@ -137,7 +143,8 @@ fn policy_dir(root: &Path, example: &str) -> PathBuf {
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/baseline.rego");
     std::fs::copy(baseline, dir.join("baseline.rego")).unwrap();
     let file = format!("{example}.rego");
-    std::fs::copy(examples().join(&file), dir.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    std::fs::copy(examples().join(&file), dir.join(&file))
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
     dir
 }
 
@@ -181,7 +188,11 @@ fn every_example_end_to_end() {
             "{name} has no row in tests/review/examples.tsv"
         );
     }
-    assert_eq!(names.len(), 7, "six reference examples and the autonomy tiers");
+    assert_eq!(
+        names.len(),
+        7,
+        "six reference examples and the autonomy tiers"
+    );
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let dir = policy_dir(tmp.path(), &case.example);
