@@ -399,7 +399,7 @@ mod tests {
         ] {
             assert_eq!(format_version(head), version, "{head:?}");
         }
-        assert_eq!(format_version(MAGIC), Some(4), "bump this test with MAGIC");
+        assert_eq!(format_version(MAGIC), Some(5), "bump this test with MAGIC");
     }
 
     #[test]
