@@ -67,10 +67,10 @@ pub fn decide(
         },
     };
     let delivery = audit::record(&config.audit, &record);
-    if !delivery.recorded() && config.audit.required {
+    if let Some(refusal) = delivery.refusal(config.audit.required) {
         return Decided {
             allowed: false,
-            reason: "the decision could not be audited".into(),
+            reason: refusal.to_string(),
         };
     }
     decided
