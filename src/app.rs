@@ -133,8 +133,12 @@ pub fn run(args: &[OsString]) -> i32 {
     record.decision_id = undecided.decision_id;
     interrupt::deciding(&record, &config.audit, started);
     if let Err(refusal) = audited(&config, &record) {
-        say(&format!("guarded-sh: denied: {refusal}"));
-        return EXIT_DENIED;
+        // A denial keeps its own reason; anything else is denied for want of a record.
+        if record.verdict.effect != Effect::Deny {
+            say(&format!("guarded-sh: denied: {refusal}"));
+            return EXIT_DENIED;
+        }
+        say(&format!("guarded-sh: audit: {refusal}"));
     }
     if record.verdict.effect == Effect::Held {
         let decision_id = record.decision_id.clone();

@@ -6,11 +6,31 @@
 //! The bound is the socket's send timeout (`SO_SNDTIMEO`): a datagram to a receiver whose queue
 //! is full waits in `sendto` for room, and `poll` cannot wait for that room on an unconnected
 //! socket, so the kernel's own bounded wait is the exact one.
+//!
+//! [`Taken::Awaited`] (journald) also waits, within the same bound, until the reader has taken
+//! the datagram off its queue, so that the process is still guarded-sh (not yet the real shell
+//! it execs, not yet gone) when journald looks up the sender's `_EXE` and `_COMM` in `/proc`.
+//! The socket is connected and its send buffer sized so that the one datagram in flight makes it
+//! unwritable (a Unix datagram socket is writable while its queued bytes are at most a quarter
+//! of its buffer); it becomes writable again when the reader has received the datagram.
 
 use super::{Record, Sink};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::socket::{setsockopt, sockopt};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixDatagram;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Whether [`send`] returns once the datagram is queued or once the reader has taken it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Taken {
+    Queued,
+    Awaited,
+}
+
+/// Room a datagram's send buffer has beyond the datagram (the kernel's own accounting of it).
+const BUFFER_SLACK: usize = 512;
 
 /// The longest a record waits for a system sink's reader to make room.
 pub const WAIT: Duration = Duration::from_millis(200);
@@ -52,9 +72,14 @@ pub fn send(
     record: &Record,
     json: &str,
     frame: impl Fn(&Record, &str) -> Vec<u8>,
+    taken: Taken,
 ) -> Result<(), DatagramError> {
+    let started = Instant::now();
     let sock = UnixDatagram::unbound()?;
     sock.set_write_timeout(Some(WAIT))?;
+    if taken == Taken::Awaited {
+        sock.connect(socket)?;
+    }
     let mut keep = record.command.len();
     loop {
         let datagram = if keep < record.command.len() {
@@ -65,7 +90,14 @@ pub fn send(
         } else {
             frame(record, json)
         };
-        let error = match sock.send_to(&datagram, socket) {
+        let sent = match taken {
+            Taken::Queued => sock.send_to(&datagram, socket),
+            Taken::Awaited => setsockopt(&sock, sockopt::SndBuf, &(datagram.len() + BUFFER_SLACK))
+                .map_err(std::io::Error::from)
+                .and_then(|()| sock.send(&datagram)),
+        };
+        let error = match sent {
+            Ok(_) if taken == Taken::Awaited => return Ok(await_taken(&sock, started)),
             Ok(_) => return Ok(()),
             Err(e) => e,
         };
@@ -76,4 +108,14 @@ pub fn send(
             _ => return Err(error.into()),
         }
     }
+}
+
+/// Waits, until [`WAIT`] after `started` at most, for the reader to take the one datagram in
+/// flight on `sock` (see the module documentation). A reader that is slower than that still
+/// gets the record, which is queued: only its sender's `/proc` facts may be gone by then.
+fn await_taken(sock: &UnixDatagram, started: Instant) {
+    let left = WAIT.saturating_sub(started.elapsed());
+    let timeout = PollTimeout::try_from(left).unwrap_or(PollTimeout::ZERO);
+    let mut fds = [PollFd::new(sock.as_fd(), PollFlags::POLLOUT)];
+    let _ = poll(&mut fds, timeout);
 }

@@ -6,13 +6,13 @@
 //! sender, which is what tells a real record from a forged one (docs/audit.md). The bounded wait
 //! and the cut to fit are [`super::datagram`]'s.
 
-use super::datagram::{self, DatagramError};
+use super::datagram::{self, DatagramError, Taken};
 use super::Record;
 use std::path::Path;
 
 /// Sends `record` (serialised as `json`) to journald's native socket `socket`.
 pub fn send(socket: &Path, record: &Record, json: &str) -> Result<(), DatagramError> {
-    datagram::send(socket, record, json, entry)
+    datagram::send(socket, record, json, entry, Taken::Awaited)
 }
 
 /// The native-protocol entry of `record`.

@@ -2,13 +2,13 @@
 //! as `<priority>guarded-sh[pid]: JSON`; the bounded wait and the cut to fit are
 //! [`super::datagram`]'s.
 
-use super::datagram::{self, DatagramError};
+use super::datagram::{self, DatagramError, Taken};
 use super::Record;
 use std::path::Path;
 
 /// Sends `record` (serialised as `json`) to the syslog socket `socket`.
 pub fn send(socket: &Path, record: &Record, json: &str) -> Result<(), DatagramError> {
-    datagram::send(socket, record, json, message)
+    datagram::send(socket, record, json, message, Taken::Queued)
 }
 
 /// The datagram of `record`: `<priority>guarded-sh[pid]: JSON`, at notice for denials and
