@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const DECISION: Duration = Duration::from_secs(5);
+/// How long the stand-in journald takes to get to a datagram (well within guarded-sh's wait).
+const BUSY: Duration = Duration::from_millis(50);
 
 /// One journal entry: its fields, the trusted `_…` ones stamped by the receiver.
 type Entry = BTreeMap<String, String>;
@@ -78,6 +80,11 @@ impl Drop for FakeJournald {
 /// then the datagram taken and its native-protocol fields parsed.
 fn receive(sock: &UnixDatagram) -> Option<Entry> {
     let mut buf = vec![0u8; 1 << 20];
+    // Wait for a datagram, then take a while to get to it, like a busy journald: a sender
+    // that did not wait for its record to be taken has exec'd the real shell or ended by then.
+    let mut peek = [0u8; 1];
+    let _ = nix::sys::socket::recv(sock.as_raw_fd(), &mut peek, MsgFlags::MSG_PEEK).ok()?;
+    std::thread::sleep(BUSY);
     let mut space = nix::cmsg_space!(nix::sys::socket::UnixCredentials);
     let (pid, uid) = {
         let mut iov = [IoSliceMut::new(&mut buf)];
