@@ -97,8 +97,12 @@ pub fn send(
                 .and_then(|()| sock.send(&datagram)),
         };
         let error = match sent {
-            Ok(_) if taken == Taken::Awaited => return Ok(await_taken(&sock, started)),
-            Ok(_) => return Ok(()),
+            Ok(_) => {
+                if taken == Taken::Awaited {
+                    await_taken(&sock, started);
+                }
+                return Ok(());
+            }
             Err(e) => e,
         };
         match error.raw_os_error() {

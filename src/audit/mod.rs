@@ -207,26 +207,23 @@ pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
             ),
         }
     }
-    match system {
-        Some((sink, socket)) => {
-            let sent = match sink {
-                Sink::Journald => journald::send(socket, record, &json),
-                _ => syslog::send(socket, record, &json),
-            };
-            match sent {
-                Ok(()) => delivery.took(sink),
-                Err(e) => delivery.failed(
-                    sink,
-                    &format!(
-                        "{} {}: {e} [{}]",
-                        sink.as_str(),
-                        socket.display(),
-                        e.reason_id(sink)
-                    ),
+    if let Some((sink, socket)) = system {
+        let sent = match sink {
+            Sink::Journald => journald::send(socket, record, &json),
+            _ => syslog::send(socket, record, &json),
+        };
+        match sent {
+            Ok(()) => delivery.took(sink),
+            Err(e) => delivery.failed(
+                sink,
+                &format!(
+                    "{} {}: {e} [{}]",
+                    sink.as_str(),
+                    socket.display(),
+                    e.reason_id(sink)
                 ),
-            }
+            ),
         }
-        None => {}
     }
     delivery
 }

@@ -105,7 +105,8 @@ mod tests {
     fn refusal_table() {
         use Sink::*;
         // (sinks, required, expected reason id)
-        let table: [(&[(Sink, bool)], bool, Option<&str>); 9] = [
+        type Row = (&'static [(Sink, bool)], bool, Option<&'static str>);
+        let table: [Row; 9] = [
             (&[], false, Some("audit.no_sink")),
             (&[], true, Some("audit.no_sink")),
             (&[(Journald, false)], false, Some("audit.no_sink")),
