@@ -67,7 +67,9 @@ pub fn decide(
         },
     };
     let delivery = audit::record(&config.audit, &record);
-    if let Some(refusal) = delivery.refusal(config.audit.required) {
+    // An unrecorded decision is not carried out; leaving the session is always carried out.
+    let leaving = record.verdict.reason_id == "session.exit";
+    if let Some(refusal) = delivery.refusal(config.audit.required).filter(|_| !leaving) {
         return Decided {
             allowed: false,
             reason: refusal.to_string(),

@@ -396,3 +396,29 @@ fn a_missing_journald_socket_is_reported() {
     assert!(r.stderr.contains("[audit.journald.io]"), "{}", r.stderr);
     assert_eq!(s.audit().len(), 1);
 }
+
+/// A record of some 720 KB (a command of bytes JSON escapes sixfold) reaches journald as one
+/// entry: whole, or with its command cut and `truncated: true` where the socket takes less.
+#[test]
+fn a_large_record_reaches_journald() {
+    let s = Setup::new(
+        "[audit]\nsystem_log = \"journald\"\njournald_socket = \"{dir}/journal\"\nrequired = true\nmax_command_bytes = 1048576\n[limits]\nmax_bytes = 1048576\n",
+    );
+    let journal = FakeJournald::bind(&s.path("journal"));
+    let command = format!("echo '{}' >/dev/null; echo done", "\u{1}".repeat(120_000));
+    let r = run(s.command(&["-c", &command]), b"", DECISION, false);
+    assert_eq!(
+        (r.code, r.stdout_text()),
+        (Some(0), "done\n".into()),
+        "{}",
+        r.stderr
+    );
+    let entries = journal.entries(1);
+    let record: serde_json::Value = serde_json::from_str(&entries[0]["MESSAGE"]).unwrap();
+    crate::audit_schema::assert_valid("audit_record", &record);
+    let kept = record["command"].as_str().unwrap();
+    match record["truncated"].as_bool() {
+        Some(false) => assert_eq!(kept, command),
+        _ => assert!(kept.len() < command.len() && command.starts_with(kept)),
+    }
+}

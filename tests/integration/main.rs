@@ -16,6 +16,7 @@ mod audit_journald;
 mod audit_schema;
 mod audit_session;
 mod audit_sinks;
+mod audit_surfaces;
 mod bounded_reads;
 mod cases;
 mod classes;
