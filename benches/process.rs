@@ -124,12 +124,17 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// A configuration with syslog off and no audit file (each row's cost is the gate's, not a
-/// sink's), its own policy cache, and the given policy directory or none.
+/// A configuration with syslog off and an audit file of its own (a decision no sink records is
+/// denied; one append per command is the cheapest sink), its own policy cache, and the given
+/// policy directory or none.
 fn write_config(dir: &Path, name: &str, policy: Option<&Path>) -> PathBuf {
     let cache = dir.join(format!("cache-{name}"));
     std::fs::create_dir_all(&cache).ok();
-    let mut text = String::from("[audit]\nsyslog = false\n[policy]\nallow_env_dir = false\n");
+    let audit = dir.join(format!("audit-{name}.jsonl"));
+    let mut text = format!(
+        "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nallow_env_dir = false\n",
+        audit.display()
+    );
     text.push_str(&format!("cache_dir = \"{}\"\n", cache.display()));
     match policy {
         Some(p) => text.push_str(&format!("dir = \"{}\"\n", p.display())),

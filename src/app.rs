@@ -132,9 +132,13 @@ pub fn run(args: &[OsString]) -> i32 {
     let mut record = decided_record(&ctx, &config, &request, &assessment, started);
     record.decision_id = undecided.decision_id;
     interrupt::deciding(&record, &config.audit, started);
-    if !audited(&config, &record) {
-        say("guarded-sh: denied: the decision could not be audited");
-        return EXIT_DENIED;
+    if let Err(refusal) = audited(&config, &record) {
+        // A denial keeps its own reason; anything else is denied for want of a record.
+        if record.verdict.effect != Effect::Deny {
+            say(&format!("guarded-sh: denied: {refusal}"));
+            return EXIT_DENIED;
+        }
+        say(&format!("guarded-sh: audit: {refusal}"));
     }
     if record.verdict.effect == Effect::Held {
         let decision_id = record.decision_id.clone();
@@ -142,9 +146,11 @@ pub fn run(args: &[OsString]) -> i32 {
         record = decided_record(&ctx, &config, &request, &assessment, started);
         record.decision_id = decision_id;
         interrupt::deciding(&record, &config.audit, started);
-        if !audited(&config, &record) && record.verdict.allowed() {
-            say("guarded-sh: denied: the approved command could not be audited");
-            return EXIT_DENIED;
+        if let Err(refusal) = audited(&config, &record) {
+            if record.verdict.allowed() {
+                say(&format!("guarded-sh: denied: {refusal}"));
+                return EXIT_DENIED;
+            }
         }
     }
     let Verdict {
@@ -181,6 +187,8 @@ fn session(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -
     } else {
         "(interactive session)"
     };
+    // A new session has an id of its own, which it exports to everything it runs.
+    let ctx = &ctx.clone().for_new_session();
     let (verdict, exec) = interactive::session(ctx, config);
     let verdict = match exec
         .as_ref()
@@ -198,8 +206,10 @@ fn session(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -
         ));
         return EXIT_DENIED;
     };
-    if !recorded && config.audit.required {
-        say("guarded-sh: denied: the session could not be audited");
+    if let Err(refusal) = recorded {
+        say(&format!(
+            "guarded-sh: denied: {refusal} (no ungated shell is started)"
+        ));
         return EXIT_DENIED;
     }
     exec_or_record_failure(config, &exec, record)
@@ -222,16 +232,24 @@ fn decided_record(
     )
 }
 
-/// Writes `record`. Every sink's failure is reported on stderr, one line each; false when the
-/// configuration requires a record and a configured sink did not take it, or when a failure
-/// could not even be reported (a decision neither recorded nor reported is not carried out).
-fn audited(config: &Config, record: &Record) -> bool {
+/// Writes `record`. Every sink's failure is reported on stderr, one line each; a refusal when
+/// the decision must not be carried out ([`audit::Delivery::refusal`]: no sink took it, or
+/// `required` and one did not), or when a failure could not even be reported (a decision
+/// neither recorded nor reported is not carried out).
+fn audited(config: &Config, record: &Record) -> Result<(), audit::Refusal> {
     let delivery = audit::record(&config.audit, record);
     let reported = delivery
         .errors
         .iter()
         .all(|e| say(&format!("guarded-sh: audit: {e}")));
-    reported && (delivery.recorded() || !config.audit.required)
+    match delivery.refusal(config.audit.required) {
+        Some(refusal) => Err(refusal),
+        None if !reported => Err(audit::Refusal {
+            reason_id: "audit.unreported",
+            message: "an audit sink failed and the failure could not be reported".into(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Records a refusal reached before any gate ran, and returns its exit status.

@@ -5,7 +5,7 @@
 //! `HONEY_POLICY_DIR`); a malformed file is an error that names the line.
 
 use crate::parse::Limits;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::Read;
@@ -123,12 +123,19 @@ pub struct EscapeConfig {
     pub allow: bool,
 }
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
+/// `[audit]` in the configuration: where each decision's record goes (`audit` writes it). A
+/// decision that no sink recorded is denied whatever `required` says; `required = true` denies
+/// when any configured sink did not take it. Read from [`AuditSection`], which also accepts the
+/// old `syslog = true|false` (an alias of `system_log = "auto"|"off"`; giving both is an error).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(try_from = "AuditSection")]
 pub struct AuditConfig {
-    /// Send each record to the system log (`/dev/log`, facility authpriv), waiting at most
-    /// 200 ms for a reader that stops reading.
-    pub syslog: bool,
+    /// The system sink: journald's native protocol, the syslog socket, either one that exists
+    /// (`auto`), or none (`off`).
+    pub system_log: SystemLog,
+    /// journald's native socket, used when it exists as a socket (`journald`, `auto`).
+    pub journald_socket: PathBuf,
+    /// The syslog socket (facility authpriv); `auto` uses it when journald's does not exist.
     pub syslog_socket: PathBuf,
     /// Also append each record as one JSON line to this file: a regular file, not a link, in a
     /// directory the gated users cannot write (`audit::file` has the trust rule).
@@ -140,15 +147,80 @@ pub struct AuditConfig {
     pub max_command_bytes: usize,
 }
 
+/// `[audit] system_log`: which system sink records the decisions.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SystemLog {
+    /// journald when its socket exists, else syslog when its socket exists, else none.
+    Auto,
+    Journald,
+    Syslog,
+    Off,
+}
+
 impl Default for AuditConfig {
     fn default() -> Self {
         AuditConfig {
-            syslog: true,
+            system_log: SystemLog::Auto,
+            journald_socket: "/run/systemd/journal/socket".into(),
             syslog_socket: "/dev/log".into(),
             file: None,
             required: false,
             max_command_bytes: 4096,
         }
+    }
+}
+
+/// `[audit]` as written: [`AuditConfig`]'s keys, `system_log` optional, plus the old `syslog`.
+#[derive(Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct AuditSection {
+    system_log: Option<SystemLog>,
+    syslog: Option<bool>,
+    journald_socket: PathBuf,
+    syslog_socket: PathBuf,
+    file: Option<PathBuf>,
+    required: bool,
+    max_command_bytes: usize,
+}
+
+impl Default for AuditSection {
+    fn default() -> Self {
+        let d = AuditConfig::default();
+        AuditSection {
+            system_log: None,
+            syslog: None,
+            journald_socket: d.journald_socket,
+            syslog_socket: d.syslog_socket,
+            file: d.file,
+            required: d.required,
+            max_command_bytes: d.max_command_bytes,
+        }
+    }
+}
+
+impl TryFrom<AuditSection> for AuditConfig {
+    type Error = String;
+
+    fn try_from(s: AuditSection) -> Result<Self, String> {
+        let system_log = match (s.system_log, s.syslog) {
+            (Some(_), Some(_)) => {
+                return Err("[audit] gives both system_log and syslog (its old alias: \
+                     syslog = true is system_log = \"auto\", false is \"off\"); keep system_log"
+                    .into())
+            }
+            (Some(chosen), None) => chosen,
+            (None, Some(true)) | (None, None) => SystemLog::Auto,
+            (None, Some(false)) => SystemLog::Off,
+        };
+        Ok(AuditConfig {
+            system_log,
+            journald_socket: s.journald_socket,
+            syslog_socket: s.syslog_socket,
+            file: s.file,
+            required: s.required,
+            max_command_bytes: s.max_command_bytes,
+        })
     }
 }
 

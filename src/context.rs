@@ -4,7 +4,9 @@
 //! (`HONEY_RISK_DISABLE`, `HONEY_POLICY_DIR`) read the trusted initial values. Nothing changes the
 //! environment afterwards (no dependency does; clippy's `disallowed-methods` keeps the crate from
 //! it), except [`disable_backtrace_capture`], which restores what it touches: so the real shell
-//! can inherit the process's environment as it is when nothing needs scrubbing.
+//! can inherit the process's environment as it is when nothing needs scrubbing. It also names
+//! the process for the audit: its pid and ppid, and the session id ([`SESSION_VAR`] when the
+//! initial environment carries a valid one, else a fresh random one).
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -29,7 +31,16 @@ pub struct Context {
     /// `env` is this process's own environment, read by [`Context::capture`] (see the module
     /// documentation for why it stays so). False for contexts built any other way.
     pub env_is_process: bool,
+    /// The audit session id: 32 lowercase hex digits, from [`SESSION_VAR`] when the initial
+    /// environment has a valid one, else fresh. Not a secret and not proof of anything: anyone
+    /// who starts guarded-sh chooses its environment.
+    pub session_id: String,
+    pub pid: u32,
+    pub ppid: u32,
 }
+
+/// The variable an interactive session exports to what it runs, so their records carry its id.
+pub const SESSION_VAR: &str = "GUARDED_SH_SESSION";
 
 impl Context {
     /// Captures the context of this process.
@@ -52,6 +63,9 @@ impl Context {
         let ssh_client = get("SSH_CLIENT");
         let under_sshd = !get("SSH_CONNECTION").is_empty() || !ssh_client.is_empty();
         let ssh_original_command = get("SSH_ORIGINAL_COMMAND");
+        let session_id = Some(get(SESSION_VAR))
+            .filter(|id| valid_session_id(id))
+            .unwrap_or_else(fresh_session_id);
         Context {
             uid: uid.as_raw(),
             user,
@@ -69,6 +83,18 @@ impl Context {
             login: false,
             env: env.into(),
             env_is_process: true,
+            session_id,
+            pid: std::process::id(),
+            ppid: nix::unistd::getppid().as_raw().unsigned_abs(),
+        }
+    }
+
+    /// This context as the start of a new interactive session: a fresh session id, whatever
+    /// the environment said (the session exports it to what it runs).
+    pub fn for_new_session(self) -> Self {
+        Context {
+            session_id: fresh_session_id(),
+            ..self
         }
     }
 
@@ -154,6 +180,31 @@ pub fn disable_backtrace_capture() {
     }
 }
 
+/// Whether `id` is a session id: exactly 32 lowercase hex digits.
+pub fn valid_session_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A fresh session id: 16 bytes of `/dev/urandom` (a read of 16 bytes from it does not block
+/// once the kernel's pool is initialised, which it is by the time anyone logs in) as hex. Where
+/// it cannot be read, a SHA-256 of the time, pid and ppid: unique in practice, not secret.
+pub fn fresh_session_id() -> String {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if random.is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let seed = format!("{nanos}:{}:{}", std::process::id(), nix::unistd::getppid());
+        let digest = sha2::Sha256::digest(seed.as_bytes());
+        bytes.copy_from_slice(&digest[..16]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Variables removed before exec.
 pub fn scrubbed(name: &str) -> bool {
     matches!(
@@ -191,6 +242,22 @@ mod tests {
         );
         assert_eq!(passwd_lookup(text, 0).map(|e| e.0), Some("root".into()));
         assert_eq!(passwd_lookup(text, 7), None);
+    }
+
+    #[test]
+    fn session_ids_are_32_lowercase_hex_and_fresh_ones_differ() {
+        let (a, b) = (fresh_session_id(), fresh_session_id());
+        assert!(valid_session_id(&a) && valid_session_id(&b), "{a} {b}");
+        assert_ne!(a, b);
+        for bad in [
+            "",
+            "0123456789ABCDEF0123456789abcdef",
+            "0123456789abcdef0123456789abcde",
+            "0123456789abcdef0123456789abcdefa",
+            "0123456789abcdef0123456789abcdeg",
+        ] {
+            assert!(!valid_session_id(bad), "{bad}");
+        }
     }
 
     #[test]

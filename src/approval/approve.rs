@@ -170,8 +170,7 @@ fn run_approve(ctx: &Context, config: &Config, id: &str) -> Result<Grant, Approv
         config,
         (&request.decision_id, &request.command),
         Verdict::new(Effect::Allow, Stage::Approval, "approval.granted", reason),
-    ) && config.audit.required
-    {
+    ) {
         return Err(ApprovalError::io(
             &config.approval.dir,
             "the approval could not be audited",
@@ -232,7 +231,8 @@ fn approvers(config: &Config) -> Result<Approvers, ApprovalError> {
     Approvers::lookup(name)
 }
 
-/// One `mode: approve` record; `held` is the held command's decision id and text.
+/// One `mode: approve` record; `held` is the held command's decision id and text. False when
+/// the record was not kept as the configuration needs (`audit::Delivery::refusal`).
 fn audit_approval(ctx: &Context, config: &Config, held: (&str, &str), verdict: Verdict) -> bool {
     let mut r = Record::new(
         ctx,
@@ -249,7 +249,13 @@ fn audit_approval(ctx: &Context, config: &Config, held: (&str, &str), verdict: V
     for e in &delivery.errors {
         eprintln!("guarded-sh: audit: {e}");
     }
-    delivery.recorded()
+    match delivery.refusal(config.audit.required) {
+        Some(refusal) => {
+            eprintln!("guarded-sh: audit: {refusal}");
+            false
+        }
+        None => true,
+    }
 }
 
 /// The record's verdict for a refused approval.

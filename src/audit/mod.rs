@@ -1,10 +1,17 @@
 //! Audit: one record per decision (allow, deny, held, escape used, internal error), written and
-//! flushed before exec as one JSON line appended to a file ([`file`]) and to the system log
-//! ([`syslog`], which users cannot forge). The record's fields are a tested contract; every
-//! sink's failure is reported in the [`Delivery`].
+//! flushed before exec as one JSON line to the system sink [`sink::select`] picks (journald's
+//! native protocol, [`journald`], whose trusted fields tell real records from forged ones; or
+//! the syslog socket, [`syslog`]) and to the JSON-lines file ([`file`]). The record's fields are
+//! the contract of `schema/guarded-sh.v1.schema.json`; the [`Delivery`] says what each sink did,
+//! and [`Delivery::refusal`] is the one rule for when a decision must not be carried out.
 
+mod datagram;
 mod file;
+mod journald;
+mod sink;
 mod syslog;
+
+pub use sink::{Delivery, Refusal, Sink};
 
 use crate::config::{AuditConfig, Config};
 use crate::context::Context;
@@ -15,18 +22,30 @@ use serde::Serialize;
 use std::time::Instant;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// The version of the record's shape (`schema` in every record; the schema file's `v1`).
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// One decision, as logged. Built only by [`Record::new`].
 #[derive(Clone, Debug, Serialize)]
 pub struct Record {
+    pub schema: u32,
     pub time: String,
     pub decision_id: String,
+    /// The session this decision belongs to (`Context::session_id`).
+    pub session_id: String,
+    /// guarded-sh's version.
+    pub version: &'static str,
     pub user: String,
     pub uid: u32,
+    pub pid: u32,
+    pub ppid: u32,
     /// Where the command arrived (`command`, `script`, `stdin`, `interactive`, `hook`, …).
     pub mode: Surface,
     pub tty: bool,
     pub ssh_client: String,
     pub host: String,
+    /// The policy's target name (`[target] name`, else the host name).
+    pub target: String,
     pub target_env: String,
     /// The raw command, bounded; `truncated` says whether it was cut.
     pub command: String,
@@ -55,14 +74,24 @@ impl Record {
     ) -> Self {
         let (command, truncated) = bounded(command, config.audit.max_command_bytes);
         Record {
+            schema: SCHEMA_VERSION,
             time: now_rfc3339(),
             decision_id: decision_id(),
+            session_id: ctx.session_id.clone(),
+            version: env!("CARGO_PKG_VERSION"),
             user: ctx.user.clone(),
             uid: ctx.uid,
+            pid: ctx.pid,
+            ppid: ctx.ppid,
             mode: surface,
             tty: ctx.stdin_tty,
             ssh_client: ctx.ssh_client.clone(),
             host: ctx.host.clone(),
+            target: config
+                .target
+                .name
+                .clone()
+                .unwrap_or_else(|| ctx.host.clone()),
             target_env: config.target.env.clone(),
             command: command.to_string(),
             truncated,
@@ -148,32 +177,21 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// What happened to a record: per configured sink, whether it took it; one message per failure.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Delivery {
-    pub syslog: Option<bool>,
-    pub file: Option<bool>,
-    pub errors: Vec<String>,
-}
-
-impl Delivery {
-    /// True when every configured sink took the record (or none was configured): with
-    /// `required = true`, anything less denies.
-    pub fn recorded(&self) -> bool {
-        self.errors.is_empty() && [self.syslog, self.file].iter().flatten().all(|ok| *ok)
-    }
-}
-
-/// Writes the record to every configured sink: the file first, then the system log (whose wait
-/// is bounded), so a stalled reader cannot hold up the file's copy.
+/// Writes the record to the file (first: a stalled system-log reader cannot hold up its
+/// copy) and to the system sink [`sink::select`] resolves (its wait bounded); the delivery says
+/// what each configured sink did.
 pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
     let mut delivery = Delivery::default();
+    let system = sink::select(config);
     let json = match serde_json::to_string(record) {
         Ok(j) => j,
         Err(e) => {
-            delivery.syslog = config.syslog.then_some(false);
-            delivery.file = config.file.as_ref().map(|_| false);
-            delivery.errors.push(format!("audit record: {e}"));
+            let error = format!("audit record: {e} [audit.serialise]");
+            config
+                .file
+                .iter()
+                .for_each(|_| delivery.failed(Sink::File, &error));
+            system.iter().for_each(|(s, _)| delivery.failed(*s, &error));
             return delivery;
         }
     };
@@ -181,28 +199,43 @@ pub fn record(config: &AuditConfig, record: &Record) -> Delivery {
         let mut line = Vec::with_capacity(json.len() + 1);
         line.extend_from_slice(json.as_bytes());
         line.push(b'\n');
-        let ok = file::append(path, &line, record.uid);
-        if let Err(e) = &ok {
-            delivery.errors.push(format!(
-                "audit file {}: {e} [{}]",
-                path.display(),
-                e.reason_id()
-            ));
+        match file::append(path, &line, record.uid) {
+            Ok(()) => delivery.took(Sink::File),
+            Err(e) => delivery.failed(
+                Sink::File,
+                &format!("audit file {}: {e} [{}]", path.display(), e.reason_id()),
+            ),
         }
-        delivery.file = Some(ok.is_ok());
     }
-    if config.syslog {
-        let ok = syslog::send(&config.syslog_socket, record, &json);
-        if let Err(e) = &ok {
-            delivery.errors.push(format!(
-                "syslog {}: {e} [{}]",
-                config.syslog_socket.display(),
-                e.reason_id()
-            ));
+    if let Some((sink, socket)) = system {
+        let sent = match sink {
+            Sink::Journald => journald::send(socket, record, &json),
+            _ => syslog::send(socket, record, &json),
+        };
+        match sent {
+            Ok(()) => delivery.took(sink),
+            Err(e) => delivery.failed(
+                sink,
+                &format!(
+                    "{} {}: {e} [{}]",
+                    sink.as_str(),
+                    socket.display(),
+                    e.reason_id(sink)
+                ),
+            ),
         }
-        delivery.syslog = Some(ok.is_ok());
     }
     delivery
+}
+
+/// The syslog severity of a record: info (6) for a plain allow, notice (5) otherwise (denials,
+/// errors, held, and the allows that skipped or passed approval).
+fn severity(record: &Record) -> u8 {
+    if record.verdict.audit_word() == "allow" {
+        6
+    } else {
+        5
+    }
 }
 
 #[cfg(test)]
@@ -214,20 +247,6 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(20_788), (2026, 12, 1));
-    }
-
-    #[test]
-    fn a_record_is_recorded_only_when_every_configured_sink_took_it() {
-        let delivery = |syslog, file, errors: &[&str]| Delivery {
-            syslog,
-            file,
-            errors: errors.iter().map(|e| e.to_string()).collect(),
-        };
-        assert!(delivery(None, None, &[]).recorded());
-        assert!(delivery(Some(true), Some(true), &[]).recorded());
-        assert!(!delivery(Some(false), Some(true), &["syslog"]).recorded());
-        assert!(!delivery(Some(true), Some(false), &["file"]).recorded());
-        assert!(!delivery(None, None, &["audit record"]).recorded());
     }
 
     #[test]

@@ -67,10 +67,12 @@ pub fn decide(
         },
     };
     let delivery = audit::record(&config.audit, &record);
-    if !delivery.recorded() && config.audit.required {
+    // An unrecorded decision is not carried out; leaving the session is always carried out.
+    let leaving = record.verdict.reason_id == "session.exit";
+    if let Some(refusal) = delivery.refusal(config.audit.required).filter(|_| !leaving) {
         return Decided {
             allowed: false,
-            reason: "the decision could not be audited".into(),
+            reason: refusal.to_string(),
         };
     }
     decided

@@ -1,10 +1,11 @@
 //! Starting a gated interactive session: exec the configured bash as an interactive non-login
 //! shell (`--noprofile --rcfile HOOK -i`; bash ignores `--rcfile` in a login shell, so the hook
-//! emulates the login files) with the scrubbed environment and the path of this binary.
+//! emulates the login files) with the scrubbed environment, the path of this binary and the
+//! session's audit id (`GUARDED_SH_SESSION`).
 //! Fails closed: without a trusted hook file there is no shell.
 
 use crate::config::Config;
-use crate::context::Context;
+use crate::context::{Context, SESSION_VAR};
 use crate::exec::{base_name, ShellEnv, ShellExec};
 use crate::trust;
 use crate::verdict::{Effect, Stage, Verdict};
@@ -46,9 +47,11 @@ pub fn start(ctx: &Context, config: &Config) -> (Verdict, Option<ShellExec>) {
     let mut env: Vec<(OsString, OsString)> = ctx
         .shell_env()
         .into_iter()
-        .filter(|(k, _)| k != BIN_VAR)
+        .filter(|(k, _)| k != BIN_VAR && k != SESSION_VAR)
         .collect();
     env.push((BIN_VAR.into(), exe.into_os_string()));
+    // Everything the session runs records the session's id (`Context::session_id`).
+    env.push((SESSION_VAR.into(), ctx.session_id.clone().into()));
     let exec = ShellExec {
         argv0: base_name(&shell),
         args: vec![

@@ -158,15 +158,22 @@ fn full_disk_for_the_audit_file() {
         (
             false,
             "touch {dir}/ran",
-            0,
+            126,
             "guarded-sh: audit: audit file /dev/full: is not a regular file (a character device)",
-            true,
+            false,
+        ),
+        (
+            false,
+            "touch {dir}/ran",
+            126,
+            "guarded-sh: denied: no audit sink recorded this decision",
+            false,
         ),
         (
             true,
             "touch {dir}/ran",
             126,
-            "guarded-sh: denied: the decision could not be audited",
+            "guarded-sh: denied: no audit sink recorded this decision",
             false,
         ),
         (
@@ -198,10 +205,13 @@ fn full_disk_for_the_audit_file() {
 fn missing_system_log_socket() {
     let cases = [
         // (audit section, exit, stderr must contain ("" = stderr empty), audit file written, ran)
-        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nfile = \"{dir}/audit.jsonl\"\n", 0, "guarded-sh: audit: syslog", true, true),
-        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\n", 0, "guarded-sh: audit: syslog", false, true),
-        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nrequired = true\n", 126, "guarded-sh: denied: the decision could not be audited", false, false),
-        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\nfile = \"/dev/full\"\nrequired = true\n", 126, "guarded-sh: denied: the decision could not be audited", false, false),
+        ("system_log = \"syslog\"\nsyslog_socket = \"{dir}/no/log\"\nfile = \"{dir}/audit.jsonl\"\n", 0, "guarded-sh: audit: syslog", true, true),
+        ("system_log = \"syslog\"\nsyslog_socket = \"{dir}/no/log\"\n", 126, "guarded-sh: denied: no audit sink recorded this decision", false, false),
+        ("system_log = \"syslog\"\nsyslog_socket = \"{dir}/no/log\"\nrequired = true\n", 126, "guarded-sh: denied: no audit sink recorded this decision", false, false),
+        ("system_log = \"syslog\"\nsyslog_socket = \"{dir}/no/log\"\nfile = \"/dev/full\"\nrequired = true\n", 126, "guarded-sh: denied: no audit sink recorded this decision", false, false),
+        ("system_log = \"syslog\"\nsyslog_socket = \"{dir}/no/log\"\nfile = \"{dir}/audit.jsonl\"\nrequired = true\n", 126, "guarded-sh: denied: a configured audit sink did not record this decision and [audit] required = true", true, false),
+        // `auto` (and the old `syslog = true`) with neither socket present: the file only.
+        ("syslog = true\nsyslog_socket = \"{dir}/no/log\"\njournald_socket = \"{dir}/no/journal\"\nfile = \"{dir}/audit.jsonl\"\n", 0, "", true, true),
     ];
     for (audit, code, message, file_written, ran) in cases {
         let s = Setup::new(&format!("[audit]\n{audit}"));
@@ -220,7 +230,7 @@ fn missing_system_log_socket() {
 
 #[test]
 fn system_log_receives_one_datagram_per_decision() {
-    let s = Setup::new("[audit]\nsyslog = true\nsyslog_socket = \"{dir}/log\"\n");
+    let s = Setup::new("[audit]\nsystem_log = \"syslog\"\nsyslog_socket = \"{dir}/log\"\n");
     let sock = UnixDatagram::bind(s.path("log")).unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();

@@ -245,7 +245,8 @@ fn every_example_end_to_end() {
         std::fs::write(
             &config,
             format!(
-                "[audit]\nsyslog = false\n[policy]\nallow_env_dir = false\ndir = \"{}\"\ncache_dir = \"{}\"\n[target]\nname = \"web-1\"\nenv = \"{}\"\n[target.host_vars]\n{vars}",
+                "[audit]\nsyslog = false\nfile = \"{}\"\n[policy]\nallow_env_dir = false\ndir = \"{}\"\ncache_dir = \"{}\"\n[target]\nname = \"web-1\"\nenv = \"{}\"\n[target.host_vars]\n{vars}",
+                tmp.path().join(format!("audit-{i}.jsonl")).display(),
                 dir.display(),
                 cache.display(),
                 case.env,

@@ -5,7 +5,8 @@
 //!
 //! A configuration written through [`Setup`] gets what the host's defaults would otherwise point
 //! outside the temporary directory, unless the test names its own: no system log
-//! (`audit.syslog = false`), no system policy cache (`policy.cache_dir`, by default
+//! (`audit.system_log = "off"`) and the audit file `audit.jsonl` in the directory instead (a
+//! decision that no sink records is denied), no system policy cache (`policy.cache_dir`, by default
 //! `/var/cache/guarded-sh`, which a run writes when it exists) and no system approvals directory
 //! (`approval.dir`). Both directories are left absent, so the cache is off as on a host without
 //! guarded-sh installed.
@@ -181,12 +182,18 @@ impl Setup {
         output_with_stdin(self.command(args), input)
     }
 
-    /// Every audit record, parsed (a line that does not parse fails the test).
+    /// Every audit record, parsed and validated against the schema's `audit_record` (a line
+    /// that does not parse, or a record that does not validate, fails the test).
     pub fn audit(&self) -> Vec<serde_json::Value> {
         std::fs::read_to_string(self.path("audit.jsonl"))
             .unwrap_or_default()
             .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("audit line {l:?}: {e}")))
+            .map(|l| {
+                let record =
+                    serde_json::from_str(l).unwrap_or_else(|e| panic!("audit line {l:?}: {e}"));
+                crate::audit_schema::assert_valid("audit_record", &record);
+                record
+            })
             .collect()
     }
 }
@@ -229,8 +236,8 @@ fn contained(config: &str, dir: &Path) -> String {
         .parse()
         .unwrap_or_else(|e| panic!("test configuration does not parse: {e}\n{config}"));
     let inside = |name: &str| toml::Value::from(dir.join(name).display().to_string());
+    contain_audit(&mut table, dir);
     for (section, key, value) in [
-        ("audit", "syslog", toml::Value::from(false)),
         ("policy", "cache_dir", inside("no-policy-cache")),
         ("approval", "dir", inside("no-approvals")),
     ] {
@@ -242,6 +249,33 @@ fn contained(config: &str, dir: &Path) -> String {
         }
     }
     toml::to_string(&table).unwrap()
+}
+
+/// The host's default audit sinks kept inside `dir`: no system log unless the test names one
+/// (`system_log`, or its old alias `syslog`), and then, unless the test names a file or a
+/// system log, the file `dir/audit.jsonl` (a decision no sink records is denied).
+fn contain_audit(table: &mut toml::Table, dir: &Path) {
+    let entry = table
+        .entry("audit")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let toml::Value::Table(audit) = entry else {
+        return;
+    };
+    let system_log_named = ["system_log", "syslog"]
+        .iter()
+        .any(|k| audit.contains_key(*k));
+    let system_log_on = audit.get("syslog").and_then(toml::Value::as_bool) == Some(true)
+        || audit
+            .get("system_log")
+            .and_then(toml::Value::as_str)
+            .is_some_and(|v| v != "off");
+    if !system_log_named {
+        audit.insert("system_log".into(), toml::Value::from("off"));
+    }
+    if !system_log_on && !audit.contains_key("file") {
+        let file = dir.join("audit.jsonl").display().to_string();
+        audit.insert("file".into(), toml::Value::from(file));
+    }
 }
 
 /// Runs `cmd` with piped stdio and `input` on stdin, written from a thread while the output is
