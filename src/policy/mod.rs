@@ -11,6 +11,7 @@ pub mod engine;
 pub mod entry;
 pub mod error;
 pub mod input;
+pub mod lint;
 pub mod memory;
 pub mod rego_value;
 mod rule_cycles;
