@@ -557,7 +557,14 @@ mod tests {
             (&["g", "--approvals"], Ok(I::Approvals)),
             (&["g", "--validate"], Ok(I::Validate(Validate::default()))),
             (
-                &["g", "--validate", "--config", "/c.toml", "--policy-dir", "/p"],
+                &[
+                    "g",
+                    "--validate",
+                    "--config",
+                    "/c.toml",
+                    "--policy-dir",
+                    "/p",
+                ],
                 Ok(I::Validate(Validate {
                     config: Some("/c.toml".into()),
                     policy_dir: Some("/p".into()),

@@ -12,6 +12,8 @@
 //! statically), values that are not scalar constants (`msg`, `sprintf(…)`, arrays, objects),
 //! rules with `else`, paths with brackets (`p["k"]`), and partial sets and functions (a name
 //! defined as two kinds is refused by regorus itself, `policy.conflict`).
+//! Also every call of a function that is neither a builtin of this build nor the policy's own
+//! (`lint_calls`), wherever it is: `policy.compile`, with its FILE:LINE.
 
 use super::error::PolicyError;
 use regorus::unstable::{Expr, Literal, Module, Query, Ref, Rule, RuleHead};
@@ -20,7 +22,7 @@ use regorus::Value;
 /// Part of the compiled-policy cache key: a program stored by a binary whose load checks were
 /// other than these is never used (it may have been stored without them). Bump it whenever
 /// what this lint refuses changes.
-pub const VERSION: &str = "lint-1";
+pub const VERSION: &str = "lint-2";
 
 /// One problem the lint found: a reason id, `FILE:LINE` and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +88,7 @@ pub fn findings(modules: &[Ref<Module>]) -> Vec<LintFinding> {
             }
         }
     }
+    found.extend(super::lint_calls::findings(modules));
     found
 }
 
@@ -172,7 +175,9 @@ fn trivially_true(query: &Query) -> bool {
 fn is_plain_path(path: &str) -> bool {
     !path.is_empty()
         && path.split('.').all(|part| {
-            part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
                 && part.chars().all(|c| c.is_alphanumeric() || c == '_')
         })
 }
@@ -233,7 +238,10 @@ mod tests {
                 &[],
             ),
             // The same value twice is no conflict.
-            ("decision := \"deny\"\ndecision := \"deny\" if input.y\n", &[]),
+            (
+                "decision := \"deny\"\ndecision := \"deny\" if input.y\n",
+                &[],
+            ),
             // Not constants, else chains, brackets: not checked.
             (
                 "deny_reason := \"a\"\ndeny_reason := sprintf(\"%v\", [input.x]) if input.x\n",

@@ -12,6 +12,7 @@ pub mod entry;
 pub mod error;
 pub mod input;
 pub mod lint;
+mod lint_calls;
 pub mod memory;
 pub mod rego_value;
 mod rule_cycles;

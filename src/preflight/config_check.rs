@@ -77,11 +77,7 @@ pub(crate) fn problem_of(error: &ConfigError, path: &Path) -> Problem {
         _ => {
             let prefix = format!("{}: ", path.display());
             let message = text.strip_prefix(&prefix).unwrap_or(&text).to_string();
-            Problem::new(
-                Some(path.display().to_string()),
-                message,
-                error.reason_id(),
-            )
+            Problem::new(Some(path.display().to_string()), message, error.reason_id())
         }
     }
 }
@@ -108,13 +104,25 @@ fn malformed(text: &str, path: &Path) -> Vec<Problem> {
             message.clone(),
             "config.malformed",
         ));
-        let semantic = ["unknown field", "invalid type", "invalid value", "missing field"]
-            .iter()
-            .any(|start| message.starts_with(start));
+        let semantic = [
+            "unknown field",
+            "invalid type",
+            "invalid value",
+            "missing field",
+        ]
+        .iter()
+        .any(|start| message.starts_with(start));
         if !semantic || !blank(&mut lines, line) {
             break;
         }
     }
+    // The loader meets them in its field order; a reader wants the file's.
+    problems.sort_by_key(|p| {
+        p.place
+            .as_deref()
+            .and_then(|p| p.rsplit(':').next())
+            .and_then(|l| l.parse::<usize>().ok())
+    });
     problems
 }
 
@@ -179,7 +187,11 @@ fn paths(ctx: &Context, config: &Config, lines: &Lines, file: &Path) -> Vec<Prob
         }
     }
     let hook = &config.interactive.hook;
-    let shown = format!("interactive.hook = {}{}", hook.display(), origin("interactive.hook"));
+    let shown = format!(
+        "interactive.hook = {}{}",
+        hook.display(),
+        origin("interactive.hook")
+    );
     if !hook.is_file() {
         problems.push(Problem::new(
             at("interactive.hook"),
@@ -241,7 +253,10 @@ fn audit_file(file: &Path, at: Option<String>) -> Vec<Problem> {
     match std::fs::symlink_metadata(file) {
         Ok(m) if m.file_type().is_symlink() => problems.push(Problem::new(
             at,
-            format!("audit.file = {}: is a symbolic link (never followed)", file.display()),
+            format!(
+                "audit.file = {}: is a symbolic link (never followed)",
+                file.display()
+            ),
             "audit.file.symlink",
         )),
         Ok(m) if !m.is_file() => problems.push(Problem::new(

@@ -184,7 +184,10 @@ impl Effective {
             let assignment = match inline(&setting.value) {
                 Some(value) => format!("{} = {value}", setting.key),
                 None if setting.value.is_null() => format!("# {} unset", setting.key),
-                None => format!("# {} = {} (not expressible in TOML)", setting.key, setting.value),
+                None => format!(
+                    "# {} = {} (not expressible in TOML)",
+                    setting.key, setting.value
+                ),
             };
             let _ = writeln!(out, "{assignment:<40} # {}", setting.source);
         }

@@ -64,9 +64,11 @@ pub(crate) fn check(
 pub(crate) fn check_dir(dir: &Path) -> Checked {
     let mut checked = Checked::default();
     if !dir.exists() {
-        checked.problems.push(from_policy_error(&PolicyError::DirMissing {
-            dir: dir.to_path_buf(),
-        }));
+        checked
+            .problems
+            .push(from_policy_error(&PolicyError::DirMissing {
+                dir: dir.to_path_buf(),
+            }));
         return checked;
     }
     checked
@@ -77,27 +79,28 @@ pub(crate) fn check_dir(dir: &Path) -> Checked {
         backend: Backend::Auto,
         limits: engine::Limits::default(),
     };
-    let loaded = match engine::load_with(dir, &options) {
-        Ok(policy) => {
-            checked.notes.push(format!(
-                "policy directory {} loads: {} file(s), digest {}",
-                dir.display(),
-                policy.files().len(),
-                policy.digest()
-            ));
-            true
-        }
-        Err(PolicyError::Lint { findings }) => {
-            checked.problems.extend(findings.iter().map(|f| {
-                Problem::new(Some(f.location.clone()), f.message.clone(), f.reason_id)
-            }));
-            false
-        }
-        Err(e) => {
-            checked.problems.push(from_policy_error(&e));
-            false
-        }
-    };
+    let loaded =
+        match engine::load_with(dir, &options) {
+            Ok(policy) => {
+                checked.notes.push(format!(
+                    "policy directory {} loads: {} file(s), digest {}",
+                    dir.display(),
+                    policy.files().len(),
+                    policy.digest()
+                ));
+                true
+            }
+            Err(PolicyError::Lint { findings }) => {
+                checked.problems.extend(findings.iter().map(|f| {
+                    Problem::new(Some(f.location.clone()), f.message.clone(), f.reason_id)
+                }));
+                false
+            }
+            Err(e) => {
+                checked.problems.push(from_policy_error(&e));
+                false
+            }
+        };
     match tests_runner::run_tests(dir) {
         Ok(report) => {
             for result in &report.results {
@@ -109,7 +112,9 @@ pub(crate) fn check_dir(dir: &Path) -> Checked {
                     ));
                 }
             }
-            checked.notes.push(format!("Rego tests: {}", report.summary()));
+            checked
+                .notes
+                .push(format!("Rego tests: {}", report.summary()));
         }
         Err(TestsError::NoTests { .. }) => checked
             .notes
@@ -117,9 +122,11 @@ pub(crate) fn check_dir(dir: &Path) -> Checked {
         // The same failure as the load's is not reported twice.
         Err(TestsError::Policy(_)) if !loaded => {}
         Err(TestsError::Policy(PolicyError::Lint { findings })) => {
-            checked.problems.extend(findings.iter().map(|f| {
-                Problem::new(Some(f.location.clone()), f.message.clone(), f.reason_id)
-            }));
+            checked.problems.extend(
+                findings.iter().map(|f| {
+                    Problem::new(Some(f.location.clone()), f.message.clone(), f.reason_id)
+                }),
+            );
         }
         Err(TestsError::Policy(e)) => checked.problems.push(from_policy_error(&e)),
     }

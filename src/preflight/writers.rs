@@ -40,9 +40,7 @@ pub(crate) fn check_dir_entries(dir: &Path, what: &str) -> Option<Problem> {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             let path = entry.path();
-            let wanted = path
-                .extension()
-                .is_some_and(|e| e == "rego" || e == "json");
+            let wanted = path.extension().is_some_and(|e| e == "rego" || e == "json");
             if wanted {
                 paths.extend(chain(&path));
             }
