@@ -24,8 +24,8 @@ guarded-sh [SHELL OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec th
        guarded-sh --list-signals | --explain ID
        guarded-sh --policy-test DIR [-v] [--run TEXT]
        guarded-sh --approve ID | --approvals
-       guarded-sh --validate [--config FILE] [--policy-dir DIR]    check before deploying
-       guarded-sh --print-config [--config FILE] [--json]          the effective configuration
+       guarded-sh --validate [--config FILE] [--policy-dir DIR]
+       guarded-sh --print-config [--config FILE] [--json]
        guarded-sh --completions bash|zsh|fish | --help | --version";
 
 const ABOUT: &str = "\

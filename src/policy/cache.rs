@@ -415,6 +415,24 @@ mod tests {
         assert_eq!(cache_key("a").len(), 64);
     }
 
+    /// A program stored by a binary without the load-time lint (same magic, same regorus) is
+    /// not found under this binary's key: it may hold a policy the lint refuses.
+    #[test]
+    fn key_depends_on_the_load_checks() {
+        let without_checks = |digest: &str| {
+            let mut hasher = Sha256::new();
+            hasher.update(MAGIC);
+            let serialization = Program::SERIALIZATION_VERSION.to_string();
+            for part in [digest, regorus_version(), serialization.as_str()] {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+            hex(&hasher.finalize())
+        };
+        assert_ne!(cache_key("d"), without_checks("d"));
+        assert!(!super::super::lint::VERSION.is_empty());
+    }
+
     #[test]
     fn header_rejections_table() {
         let key = "k".repeat(64);

@@ -353,3 +353,19 @@ fn print_config_toml_loads_to_the_same_configuration() {
         text(&out.stderr)
     );
 }
+
+/// What the lint does not catch (both definitions conditional) still fails closed on the input
+/// that defines both, as OPA fails on it; inputs that define one decide normally.
+#[test]
+fn an_uncaught_conflict_denies_the_command_that_meets_it() {
+    use guarded_sh::policy::engine::{load, CacheMode};
+    let dir = fixtures().join("conflict_both_conditional/policies");
+    let policy = load(&dir, &CacheMode::Off).unwrap();
+    let one = policy.evaluate(&serde_json::json!({"x": true})).unwrap();
+    assert!(one.allow);
+    let both = policy.evaluate(&serde_json::json!({"x": true, "y": true}));
+    assert_eq!(
+        both.map(|_| ()).map_err(|e| e.reason_id()),
+        Err("policy.conflict")
+    );
+}
