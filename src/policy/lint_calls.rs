@@ -60,13 +60,13 @@ fn import_aliases(module: &Module) -> Vec<(String, String)> {
     module
         .imports
         .iter()
-        .filter_map(|import| {
+        .map(|import| {
             let path = compact(import.refr.span().text());
             let alias = match &import.r#as {
                 Some(alias) => alias.text().to_string(),
                 None => path.rsplit('.').next().unwrap_or_default().to_string(),
             };
-            Some((alias, path))
+            (alias, path)
         })
         .collect()
 }
