@@ -47,11 +47,17 @@ pub fn run(args: &[OsString]) -> i32 {
     ) {
         return document(&invocation);
     }
-    // The pre-flight actions read the configuration themselves: reporting a broken one is their
-    // job. They run nothing.
+    // The pre-flight actions read the configuration themselves (reporting a broken one is their
+    // job) and run nothing: a signal only ends them.
     match &invocation {
-        Invocation::Validate(request) => return preflight::validate(&ctx, request),
-        Invocation::PrintConfig(request) => return preflight::print_config(&ctx, request),
+        Invocation::Validate(request) => {
+            interrupt::release();
+            return preflight::validate(&ctx, request);
+        }
+        Invocation::PrintConfig(request) => {
+            interrupt::release();
+            return preflight::print_config(&ctx, request);
+        }
         _ => {}
     }
     let config = match load_config(&ctx) {
