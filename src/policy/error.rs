@@ -80,7 +80,7 @@ pub enum PolicyError {
     Conflict { location: String, message: String },
 
     /// What the load-time lint (`lint`) found; never empty, the first finding first.
-    #[error("policy rules conflict: {}", lint_summary(findings))]
+    #[error("policy refused at load: {}", lint_summary(findings))]
     Lint { findings: Vec<LintFinding> },
 
     #[error("policy evaluation failed: {location}: {message}")]
