@@ -39,7 +39,15 @@ pub(crate) fn check(ctx: &Context, located: &Located) -> Checked {
             None
         }
         Err(e) => {
-            problems.push(problem_of(&e, path));
+            let mut problem = problem_of(&e, path);
+            // An invalid value names its key first (`shells.sh must be …`): give its line.
+            if let ConfigError::Invalid { message, .. } = &e {
+                let key = message.split_whitespace().next().unwrap_or_default();
+                if let Some(line) = lines.line(key) {
+                    problem.place = Some(place(path, Some(line)));
+                }
+            }
+            problems.push(problem);
             None
         }
     };
