@@ -1,7 +1,8 @@
 //! `--validate`'s configuration half: the file loaded by enforcement's own `config::load`, every
 //! type error and unknown key (not only the first one the loader stops at), who besides root
-//! could write it, and the paths it names (shells, session hook, cache and audit directories,
-//! the host-variables file, read by the gate's own `target::resolve`).
+//! could write it, and the paths and names it gives (shells, session hook, cache and audit
+//! directories, the host-variables file, read by the gate's own `target::resolve`, the
+//! approvers group).
 
 use super::provenance::Lines;
 use super::{place, writers, Problem};
@@ -222,6 +223,17 @@ fn paths(ctx: &Context, config: &Config, lines: &Lines, file: &Path) -> Vec<Prob
     }
     if let Some(audit) = &config.audit.file {
         problems.extend(audit_file(audit, at("audit.file")));
+    }
+    if let Some(group) = &config.approval.group {
+        if !matches!(nix::unistd::Group::from_name(group), Ok(Some(_))) {
+            problems.push(Problem::new(
+                at("approval.group"),
+                format!(
+                    "approval.group = {group}: no such group (nobody could approve a held command)"
+                ),
+                "approval.group_missing",
+            ));
+        }
     }
     if let Some(host_vars) = &config.target.host_vars_file {
         if let Err(failure) = crate::target::resolve(ctx, config, &Default::default()) {
