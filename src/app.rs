@@ -14,7 +14,7 @@ use crate::stdin_program::StdinProgram;
 use crate::verdict::{
     exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED, EXIT_REVIEW_ALLOW, EXIT_USAGE,
 };
-use crate::{approval, diagnostics, interactive, interrupt, payload, review, trust};
+use crate::{approval, diagnostics, interactive, interrupt, payload, preflight, review, trust};
 use std::ffi::OsString;
 use std::time::Instant;
 use tracing::debug;
@@ -46,6 +46,19 @@ pub fn run(args: &[OsString]) -> i32 {
         Invocation::Help | Invocation::Version | Invocation::Completions(_)
     ) {
         return document(&invocation);
+    }
+    // The pre-flight actions read the configuration themselves (reporting a broken one is their
+    // job) and run nothing: a signal only ends them.
+    match &invocation {
+        Invocation::Validate(request) => {
+            interrupt::release();
+            return preflight::validate(&ctx, request);
+        }
+        Invocation::PrintConfig(request) => {
+            interrupt::release();
+            return preflight::print_config(&ctx, request);
+        }
+        _ => {}
     }
     let config = match load_config(&ctx) {
         Ok(config) => config,
@@ -79,6 +92,8 @@ pub fn run(args: &[OsString]) -> i32 {
         Invocation::Help | Invocation::Version | Invocation::Completions(_) => {
             return document(&invocation)
         }
+        Invocation::Validate(request) => return preflight::validate(&ctx, &request),
+        Invocation::PrintConfig(request) => return preflight::print_config(&ctx, &request),
     };
     let ctx = Context {
         login: call.login,

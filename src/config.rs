@@ -19,7 +19,7 @@ pub const PATH_VARIABLE: &str = "GUARDED_SH_CONFIG";
 /// Largest configuration file read, in bytes.
 pub const MAX_BYTES: u64 = 1024 * 1024;
 
-#[derive(Clone, Debug, Deserialize, PartialEq, Default)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub shells: Shells,
@@ -36,7 +36,7 @@ pub struct Config {
 }
 
 /// `[approval]` in the configuration.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct ApprovalConfig {
     /// The Unix group whose members may approve others' requests. Unset: no second-person
@@ -66,7 +66,7 @@ impl Default for ApprovalConfig {
 }
 
 /// Absolute paths of the real shells, by the name guarded-sh was called as.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Shells {
     pub default: PathBuf,
@@ -89,7 +89,7 @@ impl Default for Shells {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// `false`: no policy at all, only the built-in floor decides (the environment and the
@@ -115,7 +115,7 @@ impl Default for PolicyConfig {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, PartialEq, Default)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct EscapeConfig {
     /// Honour `HONEY_RISK_DISABLE` from the trusted initial environment (always audited). Off
@@ -225,7 +225,7 @@ impl TryFrom<AuditSection> for AuditConfig {
 }
 
 /// The policy's `target`: this host as the policy sees it.
-#[derive(Clone, Debug, Deserialize, PartialEq, Default)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct TargetConfig {
     /// Defaults to the host name.
@@ -238,7 +238,7 @@ pub struct TargetConfig {
     pub host_vars_file: Option<PathBuf>,
 }
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct InteractiveConfig {
     /// The root-owned rc file that installs the session hook.

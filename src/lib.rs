@@ -31,6 +31,7 @@ pub(crate) mod ir;
 pub mod parse;
 pub mod payload;
 pub mod policy;
+pub mod preflight;
 pub(crate) mod programs;
 pub(crate) mod review;
 pub mod script_files;

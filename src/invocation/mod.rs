@@ -97,6 +97,26 @@ pub struct PolicyTest {
     pub run: Option<String>,
 }
 
+/// `--validate [--config FILE] [--policy-dir DIR]`: the pre-flight of a configuration and the
+/// policy directory it selects (or `policy_dir`), as enforcement would load them; runs nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Validate {
+    /// `--config FILE`; unset: the file enforcement would read.
+    pub config: Option<PathBuf>,
+    /// `--policy-dir DIR`; unset: the directory enforcement would use.
+    pub policy_dir: Option<PathBuf>,
+}
+
+/// `--print-config [--config FILE] [--json]`: the effective configuration, each value with
+/// where it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PrintConfig {
+    /// `--config FILE`; unset: the file enforcement would read.
+    pub config: Option<PathBuf>,
+    /// `--json`: JSON instead of annotated TOML.
+    pub json: bool,
+}
+
 /// The shells `--completions` writes for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionShell {
@@ -123,6 +143,10 @@ pub enum Invocation {
     Version,
     /// Shell completions for guarded-sh's own options (`--completions SHELL`), on stdout.
     Completions(CompletionShell),
+    /// Check a configuration and its policy before deploying them (`--validate`).
+    Validate(Validate),
+    /// The effective configuration with each value's origin (`--print-config`).
+    PrintConfig(PrintConfig),
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -179,6 +203,9 @@ pub const OWN_OPTIONS: &[&str] = &[
     "--hook-check",
     "--approve",
     "--approvals",
+    "--validate",
+    "--print-config",
+    "--config",
 ];
 
 /// Long options that are guarded-sh's own only when it is called by its own name: through an
@@ -528,7 +555,51 @@ mod tests {
                 Ok(I::Approve("0a1b2c3d".into())),
             ),
             (&["g", "--approvals"], Ok(I::Approvals)),
+            (&["g", "--validate"], Ok(I::Validate(Validate::default()))),
+            (
+                &[
+                    "g",
+                    "--validate",
+                    "--config",
+                    "/c.toml",
+                    "--policy-dir",
+                    "/p",
+                ],
+                Ok(I::Validate(Validate {
+                    config: Some("/c.toml".into()),
+                    policy_dir: Some("/p".into()),
+                })),
+            ),
+            (
+                &["g", "--config=/c.toml", "--validate"],
+                Ok(I::Validate(Validate {
+                    config: Some("/c.toml".into()),
+                    policy_dir: None,
+                })),
+            ),
+            (
+                &["g", "--print-config"],
+                Ok(I::PrintConfig(PrintConfig::default())),
+            ),
+            (
+                &["g", "--print-config", "--json", "--config", "c"],
+                Ok(I::PrintConfig(PrintConfig {
+                    config: Some("c".into()),
+                    json: true,
+                })),
+            ),
             // Errors: exit 2, nothing run.
+            (&["g", "--config", "c"], Err(())),
+            (&["g", "--config", "c", "--check", "ls"], Err(())),
+            (&["g", "--validate", "--check", "ls"], Err(())),
+            (&["g", "--validate", "--json"], Err(())),
+            (&["g", "--validate", "--env", "prod"], Err(())),
+            (&["g", "--validate", "-v"], Err(())),
+            (&["g", "--validate", "x"], Err(())),
+            (&["g", "--print-config", "--policy-dir", "/p"], Err(())),
+            (&["g", "--print-config", "--target", "t"], Err(())),
+            (&["g", "--print-config", "--validate"], Err(())),
+            (&["g", "--validate", "--config"], Err(())),
             (&["g", "--check"], Err(())),
             (&["g", "--json"], Err(())),
             (&["g", "--check", "ls", "--explain", "X"], Err(())),

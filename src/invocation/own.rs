@@ -3,7 +3,10 @@
 //! Only `invocation::parse` calls in here, and only for guarded-sh's own long options: the shell
 //! surface (`-c`, scripts, stdin, shims) never builds this definition.
 
-use super::{CompletionShell, Invocation, PolicyTest, Review, ReviewAction, UsageError};
+use super::{
+    CompletionShell, Invocation, PolicyTest, PrintConfig, Review, ReviewAction, UsageError,
+    Validate,
+};
 use clap::error::ErrorKind;
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
@@ -21,6 +24,8 @@ guarded-sh [SHELL OPTIONS] -c STRING [NAME [ARG...]]   gate STRING, then exec th
        guarded-sh --list-signals | --explain ID
        guarded-sh --policy-test DIR [-v] [--run TEXT]
        guarded-sh --approve ID | --approvals
+       guarded-sh --validate [--config FILE] [--policy-dir DIR]
+       guarded-sh --print-config [--config FILE] [--json]
        guarded-sh --completions bash|zsh|fish | --help | --version";
 
 const ABOUT: &str = "\
@@ -41,6 +46,10 @@ Exit statuses:
   --policy-test          0 every test run passed (todo_test_* rules are counted, not run);
                          1 a test failed, the directory does not load, or it holds no test_*
                          rule (none that --run picks); 2 usage error
+  --validate             0 no problem found; 1 problems found (one line each on stdout,
+                         FILE:LINE: message [reason_id]); 2 usage error
+  --print-config         0 printed; 1 the configuration does not load (the error on stderr,
+                         as --validate reports it); 2 usage error
 
 HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
 never changes a decision.
@@ -68,6 +77,8 @@ struct Cli {
     context: Context,
     #[command(flatten)]
     tests: Tests,
+    #[command(flatten)]
+    preflight: Preflight,
     /// Print this help
     #[arg(long, action = ArgAction::Help, visible_alias = "gs-help", help_heading = "Information")]
     help: Option<bool>,
@@ -89,7 +100,7 @@ const CONTEXT: [&str; 7] = [
 
 /// The actions other than --policy-test, which refuse its options. (clap's `requires` would
 /// not: an action's group conflicts make a missing --policy-test look fine to it.)
-const NOT_POLICY_TEST: [&str; 10] = [
+const NOT_POLICY_TEST: [&str; 12] = [
     "check",
     "check_file",
     "input",
@@ -100,6 +111,36 @@ const NOT_POLICY_TEST: [&str; 10] = [
     "completions",
     "serve",
     "hook_check",
+    "validate",
+    "print_config",
+];
+
+/// The actions other than --validate and --print-config, which refuse --config.
+const NOT_PREFLIGHT: [&str; 11] = [
+    "check",
+    "check_file",
+    "input",
+    "list_signals",
+    "explain",
+    "policy_test",
+    "approve",
+    "approvals",
+    "completions",
+    "serve",
+    "hook_check",
+];
+
+/// The context options --validate refuses (it takes --policy-dir).
+const NOT_FOR_VALIDATE: [&str; 6] = ["debug", "json", "shellcheck", "target", "env", "host_vars"];
+
+/// The context options --print-config refuses (it takes --json).
+const NOT_FOR_PRINT_CONFIG: [&str; 6] = [
+    "debug",
+    "shellcheck",
+    "target",
+    "env",
+    "host_vars",
+    "policy_dir",
 ];
 
 /// What to do: exactly one.
@@ -139,6 +180,12 @@ struct Action {
     /// Shell completions for these options
     #[arg(long, value_name = "SHELL", value_parser = ["bash", "zsh", "fish"], conflicts_with_all = CONTEXT)]
     completions: Option<String>,
+    /// Check a configuration and its policy directory as enforcement would load them; run nothing
+    #[arg(long, conflicts_with_all = NOT_FOR_VALIDATE)]
+    validate: bool,
+    /// Print the effective configuration, each value with where it came from
+    #[arg(long, conflicts_with_all = NOT_FOR_PRINT_CONFIG)]
+    print_config: bool,
     /// The interactive session's check server (started by the session hook)
     #[arg(long, hide = true, conflicts_with_all = CONTEXT)]
     serve: bool,
@@ -170,9 +217,25 @@ struct Tests {
     run: Option<String>,
 }
 
+/// Which configuration the pre-flight actions read.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Pre-flight (--validate, --print-config)")]
+struct Preflight {
+    /// The configuration file to check or print (default: the one enforcement reads)
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = NOT_PREFLIGHT,
+        allow_hyphen_values = true
+    )]
+    config: Option<PathBuf>,
+}
+
 /// What-if context and output form for --check and --check-file.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Context (--check, --check-file, --input)")]
+#[command(
+    next_help_heading = "Context (--check, --check-file, --input; --policy-dir also --validate, --json also --print-config)"
+)]
 struct Context {
     /// Machine-readable output
     #[arg(long)]
@@ -232,6 +295,8 @@ fn invocation(cli: Cli) -> Invocation {
         completions,
         serve,
         hook_check,
+        validate,
+        print_config,
     } = cli.action;
     let action = if let Some(cmd) = check {
         ReviewAction::Check(cmd)
@@ -261,6 +326,16 @@ fn invocation(cli: Cli) -> Invocation {
         return Invocation::Serve;
     } else if let Some(text) = hook_check {
         return Invocation::HookCheck(text);
+    } else if validate {
+        return Invocation::Validate(Validate {
+            config: cli.preflight.config,
+            policy_dir: cli.context.policy_dir,
+        });
+    } else if print_config {
+        return Invocation::PrintConfig(PrintConfig {
+            config: cli.preflight.config,
+            json: cli.context.json,
+        });
     } else {
         // The group is required: the one left is --list-signals.
         let _ = list_signals;
@@ -284,7 +359,7 @@ fn usage_error(e: &clap::Error) -> UsageError {
     if e.kind() == ErrorKind::MissingRequiredArgument {
         return UsageError::Review(
             "choose one of --check, --check-file, --input, --list-signals, --explain, --policy-test, \
-             --approve, --approvals, --completions (see guarded-sh --help)"
+             --approve, --approvals, --validate, --print-config, --completions (see guarded-sh --help)"
                 .into(),
         );
     }

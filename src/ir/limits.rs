@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 /// Bounds on one analysis. Crossing any is recorded, and the gate fails closed on it.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Largest text analysed, in bytes (a script, a `-c` string, each nested shell string).

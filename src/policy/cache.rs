@@ -55,13 +55,20 @@ pub fn regorus_version() -> &'static str {
     VERSION.get_or_init(|| Program::new().metadata.compiler_version)
 }
 
-/// The cache key: sha256 over the policy digest, regorus version, RVM serialization version and
-/// this header's version. The entry points compiled are read back from the program itself.
+/// The cache key: sha256 over the policy digest, regorus version, RVM serialization version,
+/// this header's version and the load checks' version ([`super::lint::VERSION`]: a program is
+/// stored only after the checks passed, so one stored under other checks is not used). The entry
+/// points compiled are read back from the program itself.
 pub fn cache_key(digest: &str) -> String {
     let mut hasher = Sha256::new();
     hasher.update(MAGIC);
     let serialization = Program::SERIALIZATION_VERSION.to_string();
-    for part in [digest, regorus_version(), serialization.as_str()] {
+    for part in [
+        digest,
+        regorus_version(),
+        serialization.as_str(),
+        super::lint::VERSION,
+    ] {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
@@ -407,6 +414,24 @@ mod tests {
         assert_eq!(cache_key("a"), cache_key("a"));
         assert_ne!(cache_key("a"), cache_key("b"));
         assert_eq!(cache_key("a").len(), 64);
+    }
+
+    /// A program stored by a binary without the load-time lint (same magic, same regorus) is
+    /// not found under this binary's key: it may hold a policy the lint refuses.
+    #[test]
+    fn key_depends_on_the_load_checks() {
+        let without_checks = |digest: &str| {
+            let mut hasher = Sha256::new();
+            hasher.update(MAGIC);
+            let serialization = Program::SERIALIZATION_VERSION.to_string();
+            for part in [digest, regorus_version(), serialization.as_str()] {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+            hex(&hasher.finalize())
+        };
+        assert_ne!(cache_key("d"), without_checks("d"));
+        assert!(!super::super::lint::VERSION.is_empty());
     }
 
     #[test]

@@ -323,6 +323,12 @@ fn kind_name(kind: SFlag) -> &'static str {
     }
 }
 
+/// The digest enforcement would record for `dir` ([`digest`] over one snapshot of it), without
+/// compiling anything.
+pub fn digest_of(dir: &Path) -> Result<String, PolicyError> {
+    read_sources(dir, false).map(|sources| digest(&sources))
+}
+
 /// Hex sha256 over (name, length, contents) of every module and data file, in name order: over
 /// exactly the bytes that are evaluated.
 pub(crate) fn digest(sources: &Sources) -> String {

@@ -11,6 +11,19 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+/// Where the policy directory [`dir`] picked came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirOrigin {
+    /// `--policy-dir` (review only).
+    Review,
+    /// `HONEY_POLICY_DIR` from the initial environment.
+    Environment,
+    /// `policy.dir` of the configuration.
+    Config,
+    /// `/etc/guarded-sh/policies`, which exists.
+    Default,
+}
+
 /// The policy directory: `--policy-dir` (review only), `HONEY_POLICY_DIR` from the trusted
 /// initial environment (for enforcement only where the configuration allows it; the review
 /// surface runs nothing, so it always honours it), the configuration, then
@@ -21,22 +34,34 @@ pub fn dir(
     review: bool,
     review_dir: Option<&Path>,
 ) -> Option<PathBuf> {
+    dir_with_origin(ctx, config, review, review_dir).map(|(dir, _)| dir)
+}
+
+/// [`dir`], and where it came from (`--print-config` shows it).
+pub fn dir_with_origin(
+    ctx: &Context,
+    config: &Config,
+    review: bool,
+    review_dir: Option<&Path>,
+) -> Option<(PathBuf, DirOrigin)> {
     if let Some(dir) = review_dir {
-        return Some(dir.to_path_buf());
+        return Some((dir.to_path_buf(), DirOrigin::Review));
     }
     if !config.policy.enabled {
         return None;
     }
     if review || config.policy.allow_env_dir {
         if let Some(dir) = ctx.env_policy_dir() {
-            return Some(dir);
+            return Some((dir, DirOrigin::Environment));
         }
     }
     if let Some(dir) = &config.policy.dir {
-        return Some(dir.clone());
+        return Some((dir.clone(), DirOrigin::Config));
     }
     let default = Path::new(config::DEFAULT_POLICY_DIR);
-    default.is_dir().then(|| default.to_path_buf())
+    default
+        .is_dir()
+        .then(|| (default.to_path_buf(), DirOrigin::Default))
 }
 
 /// Loads `dir`. `enforcing`: the trust checks apply and the compiled-policy cache is used; a

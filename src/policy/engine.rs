@@ -195,6 +195,7 @@ fn prepare_runner(
         }
     }
     let mut engine = build_engine(sources, false, limits)?;
+    super::lint::check(engine.get_modules())?;
     let entries = declared_entries(&engine, sources);
     prepare(&mut engine, &entries)?;
     check_rule_cycles(&mut engine)?;

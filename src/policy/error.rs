@@ -2,6 +2,7 @@
 //! a stable reason id (`policy.*`) for audit records and tests; messages name the file and line
 //! where regorus reports one.
 
+use super::lint::LintFinding;
 use std::path::PathBuf;
 
 /// A policy directory that cannot produce a trustworthy decision.
@@ -78,6 +79,10 @@ pub enum PolicyError {
     #[error("policy rules conflict: {location}: {message}")]
     Conflict { location: String, message: String },
 
+    /// What the load-time lint (`lint`) found; never empty, the first finding first.
+    #[error("policy refused at load: {}", lint_summary(findings))]
+    Lint { findings: Vec<LintFinding> },
+
     #[error("policy evaluation failed: {location}: {message}")]
     Eval { location: String, message: String },
 
@@ -110,6 +115,7 @@ impl PolicyError {
             Self::IllTyped { .. } => "policy.ill_typed",
             Self::Unsupported { .. } => "policy.unsupported",
             Self::Conflict { .. } => "policy.conflict",
+            Self::Lint { findings } => findings.first().map_or("policy.conflict", |f| f.reason_id),
             Self::Eval { .. } => "policy.eval_error",
             Self::Budget { .. } => "policy.budget",
             Self::Timeout { .. } => "policy.timeout",
@@ -118,7 +124,7 @@ impl PolicyError {
 
     /// Every reason id, in declaration order (for the exhaustive test).
     #[cfg(test)]
-    pub const REASON_IDS: [&'static str; 20] = [
+    pub const REASON_IDS: [&'static str; 21] = [
         "policy.dir_missing",
         "policy.dir_unreadable",
         "policy.file_unreadable",
@@ -136,10 +142,77 @@ impl PolicyError {
         "policy.ill_typed",
         "policy.unsupported",
         "policy.conflict",
+        "policy.duplicate_default",
         "policy.eval_error",
         "policy.budget",
         "policy.timeout",
     ];
+}
+
+/// The first finding (`FILE:LINE: message`), and how many more there are.
+fn lint_summary(findings: &[LintFinding]) -> String {
+    let Some(first) = findings.first() else {
+        return String::new();
+    };
+    let more = match findings.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    format!("{}: {}{more}", first.location, first.message)
+}
+
+impl PolicyError {
+    /// Where the problem is, `FILE:LINE` (a column regorus gives is dropped) or the file or
+    /// directory alone, and what it is without that place: one line of `--validate`.
+    pub fn located(&self) -> (Option<String>, String) {
+        let whole = self.to_string();
+        let place = match self {
+            Self::Parse { location, .. }
+            | Self::Compile { location, .. }
+            | Self::Recursion { location, .. }
+            | Self::Conflict { location, .. }
+            | Self::Eval { location, .. } => Some(location.clone()),
+            Self::Lint { findings } => findings.first().map(|f| f.location.clone()),
+            Self::DirMissing { dir }
+            | Self::DirUnreadable { dir, .. }
+            | Self::TooManyFiles { dir, .. }
+            | Self::Unstable { dir, .. }
+            | Self::DirEmpty { dir } => Some(dir.display().to_string()),
+            Self::FileUnreadable { file, .. }
+            | Self::NotRegular { file, .. }
+            | Self::TooLarge { file, .. }
+            | Self::NameNotUtf8 { file }
+            | Self::Package { file, .. }
+            | Self::DataInvalid { file, .. } => Some(file.display().to_string()),
+            Self::Undefined { .. }
+            | Self::IllTyped { .. }
+            | Self::Unsupported { .. }
+            | Self::Budget { .. }
+            | Self::Timeout { .. } => None,
+        };
+        let place = place.filter(|p| !p.is_empty());
+        let message = match &place {
+            Some(p) => whole.replacen(&format!("{p}: "), "", 1),
+            None => whole,
+        };
+        (place.map(|p| without_column(&p)), message)
+    }
+}
+
+/// `file:line:col` → `file:line`; anything else unchanged.
+pub(crate) fn without_column(location: &str) -> String {
+    let mut parts = location.rsplitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(col), Some(line), Some(file))
+            if !col.is_empty()
+                && col.bytes().all(|b| b.is_ascii_digit())
+                && !line.is_empty()
+                && line.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            format!("{file}:{line}")
+        }
+        _ => location.to_string(),
+    }
 }
 
 /// Split a regorus diagnostic ("\n--> file:line:col\n  |\n...\nerror: message") into

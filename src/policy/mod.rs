@@ -11,6 +11,8 @@ pub mod engine;
 pub mod entry;
 pub mod error;
 pub mod input;
+pub mod lint;
+mod lint_calls;
 pub mod memory;
 pub mod rego_value;
 mod rule_cycles;

@@ -26,11 +26,14 @@ pub enum Outcome {
     Todo,
 }
 
-/// One test: its rule path, the file that defines it, how it ended and how long it ran.
+/// One test: its rule path, the file that defines it (its name, and the path and line of the
+/// rule), how it ended and how long it ran.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestResult {
     pub path: String,
     pub file: String,
+    /// `FILE:LINE` of the rule, the file as read (`DIR/name_test.rego`).
+    pub location: String,
     pub outcome: Outcome,
     pub elapsed: Duration,
 }
@@ -144,12 +147,14 @@ pub fn run(dir: &Path, options: &TestOptions) -> Result<TestReport, TestsError> 
         ..Limits::default()
     };
     let mut engine = build_engine(&sources, true, &limits)?;
+    super::lint::check(engine.get_modules())?;
     let picked = |path: &str| options.filter.as_ref().is_none_or(|f| path.contains(f));
-    // (rule path, file, todo)
-    let mut tests: Vec<(String, String, bool)> = Vec::new();
+    // (rule path, file, location, todo)
+    let mut tests: Vec<(String, String, String, bool)> = Vec::new();
     for module in engine.get_modules() {
         let package = module.package.refr.span().text().trim().to_string();
-        let file = Path::new(module.package.span.source.get_path())
+        let source = module.package.span.source.get_path().clone();
+        let file = Path::new(&source)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -163,14 +168,15 @@ pub fn run(dir: &Path, options: &TestOptions) -> Result<TestReport, TestsError> 
             let path = format!("data.{package}.{name}");
             if (todo || name.starts_with("test_"))
                 && picked(&path)
-                && !tests.iter().any(|(p, _, _)| *p == path)
+                && !tests.iter().any(|(p, _, _, _)| *p == path)
             {
-                tests.push((path, file.clone(), todo));
+                let location = format!("{source}:{}", rule.span().line);
+                tests.push((path, file.clone(), location, todo));
             }
         }
     }
     let mut report = TestReport::default();
-    for (path, file, todo) in tests {
+    for (path, file, location, todo) in tests {
         let started = Instant::now();
         let outcome = if todo {
             Outcome::Todo
@@ -185,6 +191,7 @@ pub fn run(dir: &Path, options: &TestOptions) -> Result<TestReport, TestsError> 
         let result = TestResult {
             path,
             file,
+            location,
             outcome,
             elapsed: started.elapsed(),
         };

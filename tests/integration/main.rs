@@ -50,6 +50,7 @@ mod policy_one_backend;
 mod policy_rego_value;
 mod policy_snapshot;
 mod policy_tests_runner;
+mod preflight;
 mod review_check_file;
 mod robustness;
 mod shell_surface;
