@@ -287,7 +287,7 @@ check "conffile: the .dist file is not loaded (the policy still decides)" "$BIN"
 run_install conffile-repo "$REPO/install.sh" --binary "$binary"
 check "conffile: edited, installed again: still kept, .dist is the repo's" bash -c \
 	"cmp -s '$T/edited.rego' '$POLICIES/baseline.rego' && cmp -s '$REPO/policies/baseline.rego' '$POLICIES/baseline.rego.dist'"
-cp "$POLICIES/baseline.rego.dist" "$POLICIES/baseline.rego"
+cp "$REPO/policies/baseline.rego" "$POLICIES/baseline.rego" # the shipped version adopted
 run_install conffile-adopted "$REPO/install.sh" --binary "$binary"
 check "conffile: the shipped version adopted: .dist removed" test ! -e "$POLICIES/baseline.rego.dist"
 
