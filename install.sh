@@ -33,6 +33,7 @@ DEV_LOG=/dev/log
 # sha256 of the installed binary and hook, and of each shipped policy file as last installed.
 INSTALLED_SUMS=$STATE/installed.sha256
 POLICY_SUMS=$STATE/policies.sha256
+RETIRED_UNIT=/etc/systemd/system/guarded-sh-page-cache.service
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 binary=""
@@ -358,7 +359,8 @@ install_files() {
 
 # True when everything install_files puts in place is there, as it left it, and current: the
 # binary (the one --binary names, if given), the hook and the shipped policies are the ones
-# installed last. Then `--user` changes only the account.
+# installed last, and no retired unit of an earlier version is left. Then `--user` changes only
+# the account.
 install_is_current() {
 	local f base n
 	[[ -r $INSTALLED_SUMS && -e $CONFIG && -r $POLICY_SUMS ]] || return 1
@@ -369,6 +371,7 @@ install_is_current() {
 		[[ $(readlink "$LIB/shims/$n") == "$BIN" ]] || return 1
 	done
 	grep -qxF "$BIN" /etc/shells || return 1
+	[[ ! -e $RETIRED_UNIT ]] || return 1
 	for f in "$REPO"/policies/*.rego; do
 		base=$(basename "$f")
 		[[ $base == *_test.rego ]] && continue
@@ -439,7 +442,7 @@ restore_user() {
 # Earlier versions installed a boot unit that re-read the binary into the page cache; it is
 # retired (BENCHMARKS.md): disable and remove it wherever an install or uninstall finds one.
 remove_retired_unit() {
-	local unit=/etc/systemd/system/guarded-sh-page-cache.service
+	local unit=$RETIRED_UNIT
 	[[ -e $unit ]] || return 0
 	if command -v systemctl >/dev/null; then
 		systemctl disable --quiet "${unit##*/}" 2>/dev/null || say "warning: systemctl disable ${unit##*/} failed"
