@@ -359,8 +359,9 @@ install_files() {
 
 # True when everything install_files puts in place is there, as it left it, and current: the
 # binary (the one --binary names, if given), the hook and the shipped policies are the ones
-# installed last, and no retired unit of an earlier version is left. Then `--user` changes only
-# the account.
+# installed last, no retired unit of an earlier version is left, and what the configuration
+# asks for (its audit file, approvers group and directories) is in place. Then `--user` changes
+# only the account.
 install_is_current() {
 	local f base n
 	[[ -r $INSTALLED_SUMS && -e $CONFIG && -r $POLICY_SUMS ]] || return 1
@@ -372,6 +373,16 @@ install_is_current() {
 	done
 	grep -qxF "$BIN" /etc/shells || return 1
 	[[ ! -e $RETIRED_UNIT ]] || return 1
+	# What the configuration asks for: its audit file, its approvers group and directories.
+	f=$(toml_get audit file "$CONFIG")
+	[[ -z $f || -f $f ]] || return 1
+	n=$(toml_get approval group "$CONFIG")
+	if [[ -n $n ]]; then
+		getent group "$n" >/dev/null || return 1
+		f=$(toml_get approval dir "$CONFIG")
+		f=${f:-$APPROVALS}
+		[[ $(stat -c '%a %U:%G' "$f/requests" "$f/approved" 2>/dev/null) == "3773 root:$n"$'\n'"3775 root:$n" ]] || return 1
+	fi
 	for f in "$REPO"/policies/*.rego; do
 		base=$(basename "$f")
 		[[ $base == *_test.rego ]] && continue

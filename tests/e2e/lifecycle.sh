@@ -293,7 +293,11 @@ check "conffile: the shipped version adopted: .dist removed" test ! -e "$POLICIE
 
 # --- the approvers group and directories ----------------------------------------------------------
 printf '\n[approval]\ngroup = "%s"\n' "$GROUP" >>"$CONFIG"
-run_install approvals "$REPO/install.sh" --binary "$binary"
+# --user alone: the install is no longer current (the configuration asks for more), so it is done.
+run_install approvals "$REPO/install.sh" --user "$UA"
+check "approval: --user on an install missing the approvers setup does the install" bash -c \
+	"! grep -qF 'changing only the login shell' '$T/approvals.log' && grep -qF 'approvals   group $GROUP created' '$T/approvals.log'"
+check "approval: --user A: A gated" test "$(shell_of "$UA")" = "$BIN"
 check "approval: the group is created" getent group "$GROUP"
 check "approval: $APPROVALS is 0755 root:root" test "$(stat -c '%a %U:%G' "$APPROVALS")" = "755 root:root"
 check "approval: requests/ is 3773 root:$GROUP" test "$(stat -c '%a %U:%G' "$APPROVALS/requests")" = "3773 root:$GROUP"
