@@ -11,7 +11,8 @@
 # keeps approval state and audit files unless `--purge` is given too.
 #
 #   ./install.sh [--binary PATH] [--user NAME]...     install (builds a static binary if no PATH)
-#   ./install.sh --remove-user NAME...                give NAME its previous login shell back, nothing else
+#   ./install.sh --remove-user NAME [--remove-user NAME]...
+#                                                     NAME's previous login shell back, nothing else
 #   ./install.sh --uninstall [--purge] [--user NAME]... restore users, remove what was installed
 #                                                     (--purge: approval state and audit files too)
 #   ./install.sh --self-test [--user NAME]            only run the self-test
@@ -248,7 +249,7 @@ audit_sinks() {
 	say "audit       configured: ${system_log:+system_log = $system_log, }syslog = ${syslog:-true (default)}${file:+, file = $file}"
 	[[ -z $file ]] || prepare_audit_file "$file"
 	if [[ -z $file && ($syslog == false || $system_log == off) ]]; then
-		say "warning: $CONFIG configures no audit sink ([audit] syslog off and no file): set one"
+		say "warning: $CONFIG configures no audit sink ([audit] syslog = false and no file), so no decision is recorded (and a guarded-sh that requires a record denies every gated command); install.sh keeps your [audit] choice: set file = \"$AUDIT_FILE\" there (install.sh then prepares it) or syslog = true where journald or $DEV_LOG runs"
 	fi
 }
 

@@ -328,6 +328,18 @@ check "--purge: says so" bash -c "grep -qF 'purged approval state' '$T/purge.log
 check "--purge without --uninstall is a usage error" bash -c "! '$REPO/install.sh' --purge 2>/dev/null"
 rm -f "$CONFIG"
 
+# --- an existing configuration's [audit] choice is kept, even one that records nothing ----------
+install -d -m 0755 /etc/guarded-sh
+printf '[audit]\nsyslog = false\n' >"$CONFIG"
+cp "$CONFIG" "$T/no-sink.toml"
+# Exit status not checked: a binary that requires a record denies its self-test here.
+"$REPO/install.sh" --binary "$binary" >"$T/no-sink.log" 2>&1 || true
+check "existing config without a sink: kept as it was" cmp -s "$T/no-sink.toml" "$CONFIG"
+check "existing config without a sink: install.sh warns, naming the fix" \
+	logged no-sink "configures no audit sink ([audit] syslog = false and no file)"
+run_install no-sink-uninstall "$REPO/install.sh" --uninstall --purge
+rm -f "$CONFIG"
+
 # --- the audit sink when /dev/log exists, and when journald's socket does ------------------------
 if [[ -S $DEV_LOG || -S $JOURNAL_SOCKET ]]; then
 	skip "/dev/log only: syslog = true" "this host has a system log socket already"
