@@ -4,7 +4,8 @@
 # (shellcheck), runs the unit, table and integration tests (`cargo test`, which changes nothing
 # outside its temporary directories), the policy unit tests, the OPA differential oracle, the fuzz
 # smoke run, and the root-only parts that modify the host: the approval tests with throwaway
-# users, the install of the static release build, and a real sshd end to end.
+# users, the install of the static release build, install.sh's lifecycle (--user, --remove-user,
+# the audit sink, the baseline conffile, approvals, --uninstall, --purge), and a real sshd end to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -104,6 +105,7 @@ if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >
 fi
 step "fuzz smoke (each target briefly)" env FUZZ_SECONDS=15 tests/fuzz_smoke.sh
 step "second-person approval through real users (root only; creates and removes them)" approval_flow
-echo "== install.sh (static, non-PIE release build) and the end-to-end test through a real sshd"
+echo "== install.sh (static, non-PIE release build), its lifecycle, and the end-to-end test through a real sshd"
 ./install.sh
+GSH_E2E_BINARY="$PWD/target/x86_64-unknown-linux-gnu/release/guarded-sh" tests/e2e/lifecycle.sh
 GSH_E2E_BINARY="$PWD/target/x86_64-unknown-linux-gnu/release/guarded-sh" tests/e2e/sshd.sh
