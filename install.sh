@@ -119,8 +119,8 @@ default_sink() {
 	fi
 }
 
-# The [audit] section of a new configuration for sink $1. `syslog = true` lets the binary pick
-# journald where it runs, else /dev/log.
+# The [audit] section of a new configuration for sink $1. `system_log = "auto"` lets the binary
+# pick journald where it runs, else /dev/log.
 audit_section() {
 	if [[ $1 == file ]]; then
 		cat <<EOF
@@ -128,7 +128,7 @@ audit_section() {
 # No journald socket ($JOURNAL_SOCKET) and no $DEV_LOG when this was written: records go to
 # a root-owned JSON-lines file every user can append to but only root can read, append-only
 # (chattr +a) where the filesystem allows it, in a directory only root can write.
-syslog = false
+system_log = "off"
 file = "$AUDIT_FILE"
 EOF
 	else
@@ -136,7 +136,7 @@ EOF
 [audit]
 # $1 was found when this was written: every record goes to the system log (journald where it
 # runs, else $DEV_LOG, facility authpriv).
-syslog = true
+system_log = "auto"
 # file = "$AUDIT_FILE"   # also a JSON-lines file: root-owned 0622, in a directory only root can write
 EOF
 	fi
@@ -196,9 +196,9 @@ install_config() {
 	cp "$CONFIG" "$STATE/config.toml.installed"
 	say "config      $CONFIG written"
 	case $sink in
-	journald) say "audit       sink: the system log (journald's socket $JOURNAL_SOCKET exists): syslog = true" ;;
-	syslog) say "audit       sink: the system log ($DEV_LOG exists, no journald): syslog = true" ;;
-	file) say "audit       sink: the JSON-lines file $AUDIT_FILE (no journald socket, no $DEV_LOG): syslog = false, file = \"$AUDIT_FILE\"" ;;
+	journald) say "audit       sink: the system log (journald's socket $JOURNAL_SOCKET exists): system_log = \"auto\"" ;;
+	syslog) say "audit       sink: the system log ($DEV_LOG exists, no journald): system_log = \"auto\"" ;;
+	file) say "audit       sink: the JSON-lines file $AUDIT_FILE (no journald socket, no $DEV_LOG): system_log = \"off\", file = \"$AUDIT_FILE\"" ;;
 	esac
 }
 
@@ -240,17 +240,30 @@ prepare_audit_file() {
 	fi
 }
 
-# Reports the configuration's audit choice and prepares its file sink, if any.
+# Reports the configuration's audit choice and prepares its file sink, if any; warns when the
+# choice records nothing on this host (guarded-sh then denies every gated command).
 audit_sinks() {
-	local syslog system_log file
+	local syslog system_log file journald devlog
 	syslog=$(toml_get audit syslog "$CONFIG")
 	system_log=$(toml_get audit system_log "$CONFIG")
 	file=$(toml_get audit file "$CONFIG")
-	say "audit       configured: ${system_log:+system_log = $system_log, }syslog = ${syslog:-true (default)}${file:+, file = $file}"
-	[[ -z $file ]] || prepare_audit_file "$file"
-	if [[ -z $file && ($syslog == false || $system_log == off) ]]; then
-		say "warning: $CONFIG configures no audit sink ([audit] syslog = false and no file), so no decision is recorded (and a guarded-sh that requires a record denies every gated command); install.sh keeps your [audit] choice: set file = \"$AUDIT_FILE\" there (install.sh then prepares it) or syslog = true where journald or $DEV_LOG runs"
+	journald=$(toml_get audit journald_socket "$CONFIG")
+	devlog=$(toml_get audit syslog_socket "$CONFIG")
+	journald=${journald:-$JOURNAL_SOCKET}
+	devlog=${devlog:-$DEV_LOG}
+	if [[ -z $system_log ]]; then
+		# The old key: syslog = false is "off", true (or nothing) is "auto".
+		[[ $syslog == false ]] && system_log=off || system_log=auto
 	fi
+	say "audit       configured: system_log = \"$system_log\"${file:+, file = $file}"
+	[[ -z $file ]] || prepare_audit_file "$file"
+	[[ -z $file ]] || return 0
+	case $system_log in
+	auto) [[ -S $journald || -S $devlog ]] && return 0 ;;
+	journald) [[ -S $journald ]] && return 0 ;;
+	syslog) [[ -S $devlog ]] && return 0 ;;
+	esac
+	say "warning: $CONFIG configures no audit sink this host has ([audit] system_log = \"$system_log\" and no file), so guarded-sh denies every gated command [audit.no_sink]; install.sh keeps your [audit] choice: set file = \"$AUDIT_FILE\" there (install.sh then prepares it) or system_log = \"auto\" where journald or $devlog runs"
 }
 
 # With `[approval] group` configured: the group, and the approval directories with the owners

@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 
+/// Keys the configuration still reads under an older name (`config::AuditSection`): new, old.
+const ALIASES: [(&str, &str); 1] = [("audit.system_log", "audit.syslog")];
+
 /// The line of every key of one configuration file (empty for no file, or one that does not
 /// parse).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -34,9 +37,17 @@ impl Lines {
         Lines { lines }
     }
 
-    /// The line of `key` (`section.key` or `section`), when the file writes it.
+    /// The line of `key` (`section.key` or `section`), when the file writes it; a key written
+    /// under its old alias (`audit.syslog` for `audit.system_log`) has the alias's line.
     pub fn line(&self, key: &str) -> Option<usize> {
-        self.lines.get(key).copied()
+        let alias = ALIASES
+            .iter()
+            .find(|(new, _)| *new == key)
+            .map(|(_, old)| old);
+        self.lines
+            .get(key)
+            .or_else(|| alias.and_then(|old| self.lines.get(*old)))
+            .copied()
     }
 }
 
@@ -59,10 +70,15 @@ mod tests {
             ("audit.x", Some(8)),
             ("audit.x.k", None),
             ("approval", None),
+            ("audit.system_log", None),
         ];
         for (key, line) in cases {
             assert_eq!(lines.line(key), line, "{key}");
         }
         assert_eq!(Lines::of("[shells\n"), Lines::default());
+        let old = Lines::of("[audit]\nsyslog = false\n");
+        assert_eq!(old.line("audit.system_log"), Some(2));
+        let new = Lines::of("[audit]\nfile = \"/f\"\nsystem_log = \"off\"\n");
+        assert_eq!(new.line("audit.system_log"), Some(3));
     }
 }

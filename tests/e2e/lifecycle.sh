@@ -191,11 +191,11 @@ check "clean start: no binary, no configuration" test ! -e "$BIN" -a ! -e "$CONF
 run_install fresh "$REPO/install.sh" --binary "$binary"
 if [[ -S $JOURNAL_SOCKET || -S $DEV_LOG ]]; then
 	skip "no journald, no /dev/log: the file sink is configured" "this host has a system log socket"
-	printf '[audit]\nsyslog = false\nfile = "%s"\n' "$AUDIT" >>"$CONFIG"
+	sed -i "s|^system_log = .*|system_log = \"off\"\nfile = \"$AUDIT\"|" "$CONFIG"
 	run_install fresh "$REPO/install.sh" --binary "$binary"
 else
-	check "no journald, no /dev/log: the file sink is configured (syslog = false, file = …)" bash -c \
-		"grep -qx 'syslog = false' '$CONFIG' && grep -qxF 'file = \"$AUDIT\"' '$CONFIG'"
+	check "no journald, no /dev/log: the file sink is configured (system_log = \"off\", file = …)" bash -c \
+		"grep -qx 'system_log = \"off\"' '$CONFIG' && grep -qxF 'file = \"$AUDIT\"' '$CONFIG'"
 	check "no journald, no /dev/log: install.sh says the file sink was configured" \
 		logged fresh "sink: the JSON-lines file $AUDIT"
 fi
@@ -336,18 +336,18 @@ cp "$CONFIG" "$T/no-sink.toml"
 "$REPO/install.sh" --binary "$binary" >"$T/no-sink.log" 2>&1 || true
 check "existing config without a sink: kept as it was" cmp -s "$T/no-sink.toml" "$CONFIG"
 check "existing config without a sink: install.sh warns, naming the fix" \
-	logged no-sink "configures no audit sink ([audit] syslog = false and no file)"
+	logged no-sink 'configures no audit sink this host has ([audit] system_log = "off" and no file)'
 run_install no-sink-uninstall "$REPO/install.sh" --uninstall --purge
 rm -f "$CONFIG"
 
 # --- the audit sink when /dev/log exists, and when journald's socket does ------------------------
 if [[ -S $DEV_LOG || -S $JOURNAL_SOCKET ]]; then
-	skip "/dev/log only: syslog = true" "this host has a system log socket already"
+	skip "/dev/log only: system_log = auto" "this host has a system log socket already"
 else
 	listen "$DEV_LOG" "$T/devlog.txt"
 	run_install syslog "$REPO/install.sh" --binary "$binary" --user "$UA"
-	check "/dev/log only: syslog = true, no file sink" bash -c \
-		"grep -qx 'syslog = true' '$CONFIG' && ! grep -q '^file' '$CONFIG' && grep -qF 'sink: the system log ($DEV_LOG exists' '$T/syslog.log'"
+	check "/dev/log only: system_log = auto, no file sink" bash -c \
+		"grep -qx 'system_log = \"auto\"' '$CONFIG' && ! grep -q '^file' '$CONFIG' && grep -qF 'sink: the system log ($DEV_LOG exists' '$T/syslog.log'"
 	check "/dev/log only: a gated user's record reaches the socket" bash -c \
 		"test \"\$(cd / && runuser -u '$UA' -- '$BIN' -c 'echo syslog-$probe')\" = syslog-$probe && sleep 0.2 && grep -qF 'echo syslog-$probe' '$T/devlog.txt'"
 	stop_listening
@@ -355,12 +355,14 @@ else
 	rm -f "$CONFIG"
 fi
 if [[ -S $JOURNAL_SOCKET ]]; then
-	skip "journald: syslog = true" "this host runs journald already"
+	skip "journald: system_log = auto" "this host runs journald already"
 else
 	listen "$JOURNAL_SOCKET" "$T/journal.txt"
-	run_install journald "$REPO/install.sh" --binary "$binary"
-	check "journald's socket: syslog = true, no file sink" bash -c \
-		"grep -qx 'syslog = true' '$CONFIG' && ! grep -q '^file' '$CONFIG' && grep -qF \"sink: the system log (journald's socket\" '$T/journald.log'"
+	run_install journald "$REPO/install.sh" --binary "$binary" --user "$UA"
+	check "journald's socket: system_log = auto, no file sink" bash -c \
+		"grep -qx 'system_log = \"auto\"' '$CONFIG' && ! grep -q '^file' '$CONFIG' && grep -qF \"sink: the system log (journald's socket\" '$T/journald.log'"
+	check "journald's socket: a gated user's record reaches it in the native protocol" bash -c \
+		"test \"\$(cd / && runuser -u '$UA' -- '$BIN' -c 'echo journald-$probe')\" = journald-$probe && grep -qF 'SYSLOG_IDENTIFIER=guarded-sh' '$T/journal.txt' && grep -qF 'echo journald-$probe' '$T/journal.txt'"
 	stop_listening
 	run_install journald-uninstall "$REPO/install.sh" --uninstall --purge
 	rm -f "$CONFIG"

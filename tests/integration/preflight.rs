@@ -231,7 +231,9 @@ fn print_config_names_default_and_file_lines() {
     let values = &view["values"];
     assert_eq!(values["target"]["env"]["value"], "prod");
     assert_eq!(values["target"]["env"]["source"], at(5));
-    assert_eq!(values["audit"]["syslog"]["source"], at(2));
+    // The old `syslog = false` is read as `system_log = "off"`, from its line.
+    assert_eq!(values["audit"]["system_log"]["value"], "off");
+    assert_eq!(values["audit"]["system_log"]["source"], at(2));
     assert_eq!(values["shells"]["sh"]["source"], "default");
     assert_eq!(values["shells"]["sh"]["value"], "/bin/dash");
     assert_eq!(values["target"]["name"]["value"], serde_json::Value::Null);
