@@ -418,15 +418,21 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+impl Config {
+    /// Every real-shell path of the configuration, with its key.
+    pub fn shell_paths(&self) -> [(&'static str, &Path); 5] {
+        [
+            ("shells.default", &self.shells.default),
+            ("shells.sh", &self.shells.sh),
+            ("shells.bash", &self.shells.bash),
+            ("shells.dash", &self.shells.dash),
+            ("interactive.shell", &self.interactive.shell),
+        ]
+    }
+}
+
 fn validate(config: &Config, path: &Path) -> Result<(), ConfigError> {
-    let shells = [
-        ("shells.default", &config.shells.default),
-        ("shells.sh", &config.shells.sh),
-        ("shells.bash", &config.shells.bash),
-        ("shells.dash", &config.shells.dash),
-        ("interactive.shell", &config.interactive.shell),
-    ];
-    for (key, shell) in shells {
+    for (key, shell) in config.shell_paths() {
         if !shell.is_absolute() {
             return Err(ConfigError::Invalid {
                 path: path.into(),

@@ -172,7 +172,7 @@ fn trivially_true(query: &Query) -> bool {
 }
 
 /// `allow`, `a.b_c`: identifiers joined by dots.
-fn is_plain_path(path: &str) -> bool {
+pub(super) fn is_plain_path(path: &str) -> bool {
     !path.is_empty()
         && path.split('.').all(|part| {
             part.chars()
@@ -182,7 +182,8 @@ fn is_plain_path(path: &str) -> bool {
         })
 }
 
-fn compact(text: &str) -> String {
+/// `text` without its whitespace: a rule path or package as written, spaces removed.
+pub(super) fn compact(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 

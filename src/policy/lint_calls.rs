@@ -5,7 +5,7 @@
 //! missing builtin otherwise surfaces only when its branch runs (or, located nowhere, when the
 //! RVM compiles).
 
-use super::lint::LintFinding;
+use super::lint::{compact, is_plain_path, LintFinding};
 use regorus::unstable::{Expr, Literal, Module, Query, Ref, Rule, RuleHead, BUILTINS};
 use std::collections::BTreeSet;
 
@@ -232,21 +232,6 @@ fn expr(e: &Expr, calls: &mut Vec<(String, String)>) {
         // Scalars and variables hold no call.
         _ => {}
     }
-}
-
-/// `f`, `a.b_c`: identifiers joined by dots.
-fn is_plain_path(path: &str) -> bool {
-    !path.is_empty()
-        && path.split('.').all(|part| {
-            part.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-        })
-}
-
-fn compact(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 #[cfg(test)]

@@ -166,14 +166,7 @@ fn paths(ctx: &Context, config: &Config, lines: &Lines, file: &Path) -> Vec<Prob
         None => " (the default)".to_string(),
     };
     let mut problems = Vec::new();
-    let shells: [(&'static str, &Path); 5] = [
-        ("shells.default", &config.shells.default),
-        ("shells.sh", &config.shells.sh),
-        ("shells.bash", &config.shells.bash),
-        ("shells.dash", &config.shells.dash),
-        ("interactive.shell", &config.interactive.shell),
-    ];
-    for (key, shell) in shells {
+    for (key, shell) in config.shell_paths() {
         let shown = format!("{key} = {}{}", shell.display(), origin(key));
         match std::fs::metadata(shell) {
             Err(e) => problems.push(Problem::new(
