@@ -68,3 +68,37 @@ pub const STDIN_NON_READERS: &[&str] = &[
     "cp", "mv", "id", "whoami", "hostname", "uname", "date", "env", "printenv", "alias", "type",
     "hash", "trap", "ulimit", "wait", "kill",
 ];
+
+/// Programs whose output is shell setup code they compute locally (colours, an agent's socket,
+/// a version manager's shims, completions): `eval "$(dircolors -b)"` is how they are used.
+/// Each row: the program, the subcommand it needs (`""` for none) and whether operands other
+/// than that subcommand may follow (`ssh-agent CMD` would run CMD, so it takes none).
+pub const SHELL_SETUP_PRINTERS: &[(&str, &str, bool)] = &[
+    ("dircolors", "", true),
+    ("ssh-agent", "", false),
+    ("gpg-agent", "", false),
+    ("keychain", "", true),
+    ("resize", "", false),
+    ("thefuck", "", false),
+    ("pyenv", "init", true),
+    ("pyenv", "virtualenv-init", true),
+    ("rbenv", "init", true),
+    ("nodenv", "init", true),
+    ("goenv", "init", true),
+    ("jenv", "init", true),
+    ("plenv", "init", true),
+    ("direnv", "hook", true),
+    ("brew", "shellenv", true),
+    ("starship", "init", true),
+    ("zoxide", "init", true),
+    ("mise", "activate", true),
+    ("atuin", "init", true),
+    ("fnm", "env", true),
+    ("opam", "env", true),
+    ("luarocks", "path", true),
+    ("conda", "shell.bash", true),
+    ("kubectl", "completion", true),
+    ("helm", "completion", true),
+    ("gh", "completion", true),
+    ("rustup", "completions", true),
+];

@@ -1,8 +1,12 @@
 //! Destructive local operations of the reference catalogue, with its gaps fixed: recursive
 //! deletes (of system paths, of unguarded variables, through `find`), disk and filesystem
 //! writes, recursive permission changes, privilege escalation, services, processes, packages.
+//! Everyday forms get their own, lower IDs: relative deletes, filtered `find -delete`, read-only
+//! and image-file runs of disk tools, data-directory permission changes, `sudo -l`.
 
-use super::paths::{is_block_device, is_system_path, normalize};
+use super::disk_tools::{self, is_ordinary_file, DiskRun};
+use super::grammar::{self, Arg, Grammar};
+use super::paths::{is_block_device, is_permission_system_path, is_system_path, normalize};
 use super::{Family, Severity, Signal, Spec};
 use crate::ir::{Analysis, Command, Word};
 use std::collections::HashMap;
@@ -17,6 +21,8 @@ spec!(
     "recursive delete",
     "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper."
 );
+spec!(RM_RECURSIVE_RELATIVE, "RM_RECURSIVE_RELATIVE", Medium, "recursive delete inside the working directory",
+    "`rm -r` whose every operand is a static relative path that stays inside the working directory (`rm -rf ./build`, `rm -rf target node_modules`): the everyday clean-up. It takes the place of RM_RECURSIVE_FORCE (high), which keeps the reference's meaning for every other recursive delete: absolute, home, dynamic or `..` operands, globs that sweep the working directory itself (`*`, `./*`, `.*`), and operands supplied by `xargs` or `find -exec`.");
 spec!(DELETE_ROOT_PATH, "DELETE_ROOT_PATH", Critical, "recursive delete of a system/root path",
     "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first.");
 spec!(UNRESOLVED_VARIABLE_IN_PATH, "UNRESOLVED_VARIABLE_IN_PATH", Critical,
@@ -28,12 +34,16 @@ spec!(REDIRECT_BLOCK_DEVICE, "DD_WRITE_BLOCK_DEVICE", Critical, "redirect overwr
     "An output redirection (`>`, `>>`, `&>`, `<>`), `tee`, `cp` or `cat >` whose target is a block device, quoted or not.");
 spec!(MKFS_FILESYSTEM, "MKFS_FILESYSTEM", Critical, "filesystem creation destroys existing data",
     "`mkfs` in every spelling (`mkfs.ext4`, `mkfs.ext3`, `mkfs.fat` …), `mke2fs`, `mkswap`, `wipefs`, or a partition-table writer (`fdisk`, `sfdisk`, `sgdisk`, `parted`) that is not only listing, `blkdiscard`, `shred` of a device.");
+spec!(FIND_DELETE_FILTERED, "FIND_DELETE_FILTERED", High, "filtered find -delete under a system path",
+    "`find` under a system path that deletes (`-delete`, or `-exec rm -r`) only what a selective test picks first: `-name`/`-path`/`-regex` with a pattern that is not a match-all (`*`), `-mtime`/`-mmin`/`-newer`, `-size`, `-user`, `-group`, `-perm`, `-empty` … (`find /var/log -name '*.gz' -mtime +30 -delete`). Unfiltered, negated (`!`, `-not`), `-o`-joined or run-time tests, and `-type` alone, leave it DELETE_ROOT_PATH (critical).");
+spec!(MKFS_REGULAR_FILE, "MKFS_REGULAR_FILE", Medium, "filesystem creation on a regular file",
+    "`mkfs`, `mkswap`, a partition-table writer or `wipefs` run on an ordinary file (`mkswap /swapfile`, `mkfs.ext4 disk.img`, `parted disk.img mklabel gpt`): an image or a swap file, not a disk. A target under `/dev`, under a directory the system runs from (`/etc`, `/boot`, `/usr` …), a device name reached relatively (`sda1`), or a target only known at run time stays MKFS_FILESYSTEM (critical).");
 spec!(
     CHMOD_SYSTEM,
     "CHMOD_RECURSIVE_SYSTEM_PATH",
     Critical,
     "recursive permission change on a system path",
-    "`chmod -R` on `/`, a system directory or a glob sweeping one."
+    "`chmod -R` on `/`, a system directory or a glob sweeping one. Data directories (`/var/www`, `/srv`, `/opt/<app>`, `/home/<user>`) are not system paths here; `..` is resolved first (`/var/www/../../etc` is `/etc`)."
 );
 spec!(
     CHMOD_RECURSIVE,
@@ -47,7 +57,7 @@ spec!(
     "CHOWN_RECURSIVE_SYSTEM_PATH",
     Critical,
     "recursive permission change on a system path",
-    "`chown -R`/`chgrp -R` on `/`, a system directory or a glob sweeping one."
+    "`chown -R`/`chgrp -R` on `/`, a system directory or a glob sweeping one. Data directories (`/var/www`, `/srv`, `/opt/<app>`, `/home/<user>`) are not system paths here."
 );
 spec!(
     CHOWN_RECURSIVE,
@@ -63,6 +73,8 @@ spec!(
     "privilege escalation",
     "`sudo`, `doas`, `su`, `pkexec`, `runuser`. The command they run is analysed as well."
 );
+spec!(SUDO_SESSION_QUERY, "SUDO_SESSION_QUERY", Low, "sudo lists or refreshes privileges without running a command",
+    "`sudo -l` (list what the user may run, also `-l CMD`), `sudo -v` (refresh the cached credentials), `sudo -k`/`-K` (forget them) and `sudo -V` with no command: nothing runs with privilege. `sudo -k CMD` runs CMD and stays SUDO_PRIVILEGE_ESCALATION, as does any shell, edit or user-switching option (`-i`, `-s`, `-e`).");
 spec!(SYSTEMCTL_STOP_SERVICE, "SYSTEMCTL_STOP_SERVICE", High, "service stop/restart/disable",
     "`systemctl`/`service` with `stop`, `restart`, `disable`, `mask` or `kill`; also `halt`, `poweroff`, `reboot`, `shutdown` and `init 0|6`.");
 spec!(
@@ -77,16 +89,20 @@ spec!(PACKAGE_REMOVE, "PACKAGE_REMOVE", Medium, "package removal",
 
 pub static SPECS: &[&Spec] = &[
     &RM_RECURSIVE_FORCE,
+    &RM_RECURSIVE_RELATIVE,
     &DELETE_ROOT_PATH,
+    &FIND_DELETE_FILTERED,
     &UNRESOLVED_VARIABLE_IN_PATH,
     &DD_WRITE_BLOCK_DEVICE,
     &REDIRECT_BLOCK_DEVICE,
     &MKFS_FILESYSTEM,
+    &MKFS_REGULAR_FILE,
     &CHMOD_SYSTEM,
     &CHMOD_RECURSIVE,
     &CHOWN_SYSTEM,
     &CHOWN_RECURSIVE,
     &SUDO_PRIVILEGE_ESCALATION,
+    &SUDO_SESSION_QUERY,
     &SYSTEMCTL_STOP_SERVICE,
     &KILL_SIGNAL,
     &PACKAGE_REMOVE,
@@ -109,6 +125,9 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             "dd" => dd(i, cmd, out),
             "chmod" => recursive_mode(i, cmd, &CHMOD_SYSTEM, &CHMOD_RECURSIVE, out),
             "chown" | "chgrp" => recursive_mode(i, cmd, &CHOWN_SYSTEM, &CHOWN_RECURSIVE, out),
+            "sudo" | "sudo-rs" if is_sudo_query(cmd) => {
+                out.push(SUDO_SESSION_QUERY.on(i, cmd, args(cmd)))
+            }
             "sudo" | "doas" | "su" | "pkexec" | "runuser" | "sudo-rs" => {
                 out.push(SUDO_PRIVILEGE_ESCALATION.on(i, cmd, Vec::new()))
             }
@@ -122,9 +141,8 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
                 out.push(SYSTEMCTL_STOP_SERVICE.on(i, cmd, args(cmd)))
             }
             "kill" | "pkill" | "killall" => out.push(KILL_SIGNAL.on(i, cmd, args(cmd))),
-            _ if is_mkfs(base, cmd) => out.push(MKFS_FILESYSTEM.on(i, cmd, args(cmd))),
             _ if is_package_remove(base, cmd) => out.push(PACKAGE_REMOVE.on(i, cmd, args(cmd))),
-            _ => {}
+            _ => disk_write(i, base, cmd, cwd.as_deref(), out),
         }
     }
 }
@@ -182,7 +200,17 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Si
         return;
     }
     let operands = cmd.operands();
-    out.push(RM_RECURSIVE_FORCE.on(i, cmd, operands.iter().map(|w| w.shown.clone()).collect()));
+    let inside_cwd = !cmd.context.extra_args
+        && !operands.is_empty()
+        && operands
+            .iter()
+            .all(|w| w.value().is_some_and(|v| stays_inside_cwd(cwd, v)));
+    let spec = if inside_cwd {
+        &RM_RECURSIVE_RELATIVE
+    } else {
+        &RM_RECURSIVE_FORCE
+    };
+    out.push(spec.on(i, cmd, operands.iter().map(|w| w.shown.clone()).collect()));
     for w in &operands {
         if let Some(v) = w.value() {
             let path = resolved(cwd, v);
@@ -196,9 +224,29 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Si
     if let Some(w) = operands.iter().find(|w| w.unguarded_param) {
         out.push(UNRESOLVED_VARIABLE_IN_PATH.on(i, cmd, vec![w.shown.clone()]));
     }
-    if cmd.context.extra_args && wrapped_by_find_on_system(a, cmd) {
-        out.push(DELETE_ROOT_PATH.on(i, cmd, vec!["{}".into()]));
+    if cmd.context.extra_args {
+        if let Some(filtered) = wrapped_by_find_on_system(a, cmd) {
+            let spec = if filtered {
+                &FIND_DELETE_FILTERED
+            } else {
+                &DELETE_ROOT_PATH
+            };
+            out.push(spec.on(i, cmd, vec!["{}".into()]));
+        }
     }
+}
+
+/// A static operand as written that names something inside the working directory: relative,
+/// no `..` out of it, not the directory itself or a glob sweeping it (`.`, `*`, `./*`, `.*`),
+/// and not a system path once a known `cd` is applied.
+fn stays_inside_cwd(cwd: Option<&str>, value: &str) -> bool {
+    if value.starts_with('/') || value.starts_with('~') || is_system_path(&resolved(cwd, value)) {
+        return false;
+    }
+    let norm = normalize(value);
+    let first = norm.split('/').next().unwrap_or_default();
+    let sweeps = first.chars().all(|c| "*?[]!.".contains(c));
+    !norm.is_empty() && !norm.starts_with("..") && !sweeps
 }
 
 /// `/$x`, `/*$x`: a dynamic operand whose static part already is the root.
@@ -217,25 +265,133 @@ fn find_roots(cmd: &Command) -> Vec<&Word> {
         .collect()
 }
 
-fn wrapped_by_find_on_system(a: &Analysis, cmd: &Command) -> bool {
-    let Some(outer) = cmd.context.wrapped_by.and_then(|i| a.commands.get(i)) else {
-        return false;
-    };
-    outer.is(&["find"])
+/// For a command run by `find -exec` under a system path: whether that `find` filters first.
+fn wrapped_by_find_on_system(a: &Analysis, cmd: &Command) -> Option<bool> {
+    let outer = cmd.context.wrapped_by.and_then(|i| a.commands.get(i))?;
+    let on_system = outer.is(&["find"])
         && find_roots(outer)
             .iter()
-            .any(|w| w.value().is_some_and(is_system_path))
+            .any(|w| w.value().is_some_and(is_system_path));
+    on_system.then(|| find_filters_before(outer, EXEC_ACTIONS))
 }
+
+const EXEC_ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
 
 fn find_delete(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     if !cmd.is(&["find"]) || !cmd.has_arg("-delete") {
         return;
     }
+    let filtered = find_filters_before(cmd, &["-delete"]);
     for root in find_roots(cmd) {
         if root.value().is_some_and(is_system_path) {
-            out.push(DELETE_ROOT_PATH.on(i, cmd, vec![root.shown.clone()]));
+            let spec = if filtered {
+                &FIND_DELETE_FILTERED
+            } else {
+                &DELETE_ROOT_PATH
+            };
+            out.push(spec.on(i, cmd, vec![root.shown.clone()]));
         }
     }
+}
+
+/// `find` tests that pick some entries by a pattern (the value must not match everything).
+const FIND_PATTERN_TESTS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+];
+/// `find` tests that pick some entries by a value.
+const FIND_VALUE_TESTS: &[&str] = &[
+    "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-used", "-newer", "-anewer",
+    "-cnewer", "-size", "-user", "-group", "-uid", "-gid", "-perm", "-inum", "-samefile",
+    "-links",
+];
+/// `find` tests without a value that pick some entries.
+const FIND_FLAG_TESTS: &[&str] = &["-empty", "-nouser", "-nogroup"];
+
+/// True when every entry `find` acts on with the first of `actions` has first passed a
+/// selective test: an `-a`-chain (no top-level `-o`, `,`), with a test that is not negated
+/// (`!`, `-not`) and not run-time, or a `( … )` group whose every `-o` branch has one.
+fn find_filters_before(cmd: &Command, actions: &[&str]) -> bool {
+    let roots = find_roots(cmd).len();
+    let words = cmd.args.get(roots..).unwrap_or_default();
+    let mut depth = 0usize;
+    let mut filtered = false;
+    let mut negated = false;
+    let mut acted = false;
+    // Within a top-level group: whether the current branch and all earlier ones have a test.
+    let mut branch_has_test = false;
+    let mut group_ok = true;
+    let mut k = 0;
+    while let Some(word) = words.get(k) {
+        let Some(w) = word.value() else { return false };
+        k += 1;
+        match w {
+            "-o" | "-or" | "," if depth == 0 => return false,
+            "-o" | "-or" => {
+                group_ok &= branch_has_test;
+                branch_has_test = false;
+            }
+            "!" | "-not" if depth == 0 => negated = true,
+            "!" | "-not" => group_ok = false,
+            "(" if depth == 0 => {
+                depth = 1;
+                branch_has_test = false;
+                group_ok = !negated;
+            }
+            "(" => {
+                depth += 1;
+                group_ok = false;
+            }
+            ")" if depth == 1 => {
+                depth = 0;
+                if !acted && group_ok && branch_has_test {
+                    filtered = true;
+                }
+                negated = false;
+            }
+            ")" => depth = depth.saturating_sub(1),
+            _ if actions.contains(&w) => acted = true,
+            _ => {
+                let value = words.get(k).map(|v| v.value());
+                let selective = if FIND_PATTERN_TESTS.contains(&w) {
+                    k += 1;
+                    value.flatten().is_some_and(|p| selective_pattern(w, p))
+                } else if FIND_VALUE_TESTS.contains(&w) || w.starts_with("-newer") {
+                    k += 1;
+                    value.flatten().is_some()
+                } else {
+                    FIND_FLAG_TESTS.contains(&w)
+                };
+                if depth == 0 {
+                    if selective && !negated && !acted {
+                        filtered = true;
+                    }
+                    negated = false;
+                } else if selective {
+                    branch_has_test = true;
+                }
+            }
+        }
+    }
+    filtered
+}
+
+/// A pattern that does not match every name: more than `*`, `?` and `/` (or `.*` for regexes).
+fn selective_pattern(test: &str, pattern: &str) -> bool {
+    let match_all: &str = if test.ends_with("regex") {
+        ".*+/^$"
+    } else {
+        "*?/"
+    };
+    !pattern.chars().all(|c| match_all.contains(c))
 }
 
 fn dd(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
@@ -282,7 +438,7 @@ fn recursive_mode(
         return;
     }
     for w in cmd.operands() {
-        if w.value().is_some_and(is_system_path) {
+        if w.value().is_some_and(is_permission_system_path) {
             out.push(system.on(i, cmd, vec![w.shown.clone()]));
             return;
         }
@@ -290,21 +446,123 @@ fn recursive_mode(
     out.push(plain.on(i, cmd, args(cmd)));
 }
 
-fn is_mkfs(base: &str, cmd: &Command) -> bool {
-    if base == "mkfs" || base.starts_with("mkfs.") {
-        return true;
-    }
-    match base {
-        "mke2fs" | "mkswap" | "wipefs" | "blkdiscard" | "mkdosfs" | "mkntfs" | "mkexfatfs" => true,
-        "fdisk" | "sfdisk" | "sgdisk" | "parted" | "gdisk" | "cfdisk" => {
-            !cmd.has_any_arg(&["-l", "--list", "-p", "--print"]) && !cmd.operands().is_empty()
-        }
-        "shred" => cmd
-            .operands()
+/// A filesystem or partition-table write: MKFS_FILESYSTEM on a device or an unknown target,
+/// MKFS_REGULAR_FILE when every target is an ordinary file; nothing for read-only and dry runs.
+fn disk_write(i: usize, base: &str, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Signal>) {
+    let Some(DiskRun::Writes(targets)) = disk_run(base, cmd) else {
+        return;
+    };
+    let ordinary = !targets.is_empty()
+        && targets
             .iter()
-            .any(|w| w.value().is_some_and(is_block_device)),
-        _ => false,
+            .all(|w| w.value().is_some_and(|v| is_ordinary_file(&resolved(cwd, v))));
+    let spec = if ordinary {
+        &MKFS_REGULAR_FILE
+    } else {
+        &MKFS_FILESYSTEM
+    };
+    out.push(spec.on(i, cmd, args(cmd)));
+}
+
+/// What a disk or filesystem tool does: by its grammar when the disk-tool table knows it, else
+/// a write of its operands (`mkswap`, `mkfs.btrfs`, `blkdiscard`, `cfdisk`, `shred` of a device).
+fn disk_run<'c>(base: &str, cmd: &'c Command) -> Option<DiskRun<'c>> {
+    if let Some(run) = disk_tools::classify(base, cmd) {
+        return Some(run);
     }
+    let writer = base == "mkfs"
+        || base.starts_with("mkfs.")
+        || matches!(
+            base,
+            "mke2fs" | "mkswap" | "blkdiscard" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "cfdisk"
+        );
+    if writer {
+        return Some(DiskRun::Writes(cmd.operands()));
+    }
+    let devices: Vec<&Word> = cmd
+        .operands()
+        .into_iter()
+        .filter(|w| w.value().is_some_and(is_block_device))
+        .collect();
+    (base == "shred" && !devices.is_empty()).then_some(DiskRun::Writes(devices))
+}
+
+/// sudo's options (`+` getopt: options end at the command).
+const SUDO: Grammar = Grammar {
+    short_values: "aCcDgpRrTtUu",
+    longs: &[
+        ("list", Arg::No),
+        ("validate", Arg::No),
+        ("reset-timestamp", Arg::No),
+        ("remove-timestamp", Arg::No),
+        ("version", Arg::No),
+        ("help", Arg::No),
+        ("non-interactive", Arg::No),
+        ("stdin", Arg::No),
+        ("askpass", Arg::No),
+        ("bell", Arg::No),
+        ("user", Arg::Required),
+        ("other-user", Arg::Required),
+        ("group", Arg::Required),
+        ("prompt", Arg::Required),
+        ("chdir", Arg::Required),
+        ("chroot", Arg::Required),
+        ("close-from", Arg::Required),
+        ("login-class", Arg::Required),
+        ("role", Arg::Required),
+        ("type", Arg::Required),
+        ("command-timeout", Arg::Required),
+        ("host", Arg::Required),
+        ("preserve-env", Arg::Optional),
+        ("preserve-groups", Arg::No),
+        ("set-home", Arg::No),
+        ("background", Arg::No),
+        ("edit", Arg::No),
+        ("login", Arg::No),
+        ("shell", Arg::No),
+    ],
+    options_end_at_operand: true,
+};
+const SUDO_QUERIES: &[&str] = &[
+    "-l",
+    "--list",
+    "-v",
+    "--validate",
+    "-k",
+    "--reset-timestamp",
+    "-K",
+    "--remove-timestamp",
+    "-V",
+    "--version",
+];
+const SUDO_QUERY_NEUTRAL: &[&str] = &[
+    "-n",
+    "--non-interactive",
+    "-S",
+    "--stdin",
+    "-A",
+    "--askpass",
+    "-B",
+    "--bell",
+    "-U",
+    "--other-user",
+    "-u",
+    "--user",
+    "-g",
+    "--group",
+    "-p",
+    "--prompt",
+];
+
+/// `sudo -l`, `-v`, `-k`, `-K`, `-V` that run no command (`-l CMD` only says whether CMD may run).
+fn is_sudo_query(cmd: &Command) -> bool {
+    let parsed = grammar::parse(&cmd.args, &SUDO);
+    let known = parsed.options.iter().all(|o| {
+        let s = o.spelling.as_str();
+        SUDO_QUERIES.contains(&s) || SUDO_QUERY_NEUTRAL.contains(&s)
+    });
+    let runs_nothing = parsed.operands.is_empty() || parsed.has_any(&["-l", "--list"]);
+    !parsed.dynamic && known && parsed.has_any(SUDO_QUERIES) && runs_nothing
 }
 
 fn is_package_remove(base: &str, cmd: &Command) -> bool {

@@ -77,6 +77,35 @@ pub fn is_system_path(path: &str) -> bool {
     swept == "/" || SYSTEM_DIRS.contains(&swept) || SYSTEM_SUBDIRS.contains(&swept)
 }
 
+/// Directories that hold a service's or a user's data rather than the system: a web root
+/// (`/var/www`), `/srv`, one application under `/opt` (`/opt/app`, not `/opt`), one user's home
+/// (`/home/alice`). Changing permissions or ownership inside them is administration.
+const DATA_DIRS: &[&str] = &["/var/www", "/srv"];
+const DATA_PARENTS: &[&str] = &["/opt", "/home"];
+
+/// True when `path` (after normalisation, a sweeping glob counting as its directory) is a data
+/// directory or lies inside one.
+pub fn is_data_dir(path: &str) -> bool {
+    if !path.starts_with('/') {
+        return false;
+    }
+    let norm = normalize(path);
+    let swept = sweep_parent(&norm).unwrap_or(&norm);
+    let inside = |d: &str| swept == d || swept.starts_with(&format!("{d}/"));
+    DATA_DIRS.iter().any(|d| inside(d))
+        || DATA_PARENTS.iter().any(|d| {
+            swept
+                .strip_prefix(&format!("{d}/"))
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains(['*', '?', '[']))
+        })
+}
+
+/// The system paths a recursive permission or ownership change must not sweep: the system-path
+/// set without the data directories.
+pub fn is_permission_system_path(path: &str) -> bool {
+    is_system_path(path) && !is_data_dir(path)
+}
+
 /// For `/dir/*`, `/dir/.*`, `/dir/*.*` and `/dir/{…}`-free globs that match every entry, the
 /// directory; `/*` gives `/`.
 fn sweep_parent(norm: &str) -> Option<&str> {
@@ -177,6 +206,24 @@ mod tests {
         }
         for p in no {
             assert!(!is_system_path(p), "{p} should not be a system path");
+        }
+    }
+
+    #[test]
+    fn permission_system_path_table() {
+        let yes = [
+            "/", "/etc", "/usr", "/var", "/opt", "/home", "/home/*", "/opt/*",
+            "/var/www/../../etc", "/srv/../etc", "/var/lib", "~",
+        ];
+        let no = [
+            "/var/www", "/var/www/*", "/var/www/html", "/srv", "/srv/app", "/opt/app",
+            "/opt/app/data", "/home/alice", "/home/alice/*",
+        ];
+        for p in yes {
+            assert!(is_permission_system_path(p), "{p} should be a system path");
+        }
+        for p in no {
+            assert!(!is_permission_system_path(p), "{p} should be a data directory");
         }
     }
 

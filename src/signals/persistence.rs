@@ -3,6 +3,7 @@
 //! units and enabled services, init, udev, autostart and login hooks, and `/etc/ld.so.preload`.
 
 use super::clobber::{push_once, under_any, written, Neighbours, WriteKind};
+use super::grammar::{parse, Grammar};
 use super::{Family, Severity, Signal, Spec};
 use crate::ir::{Analysis, Command, Stdin};
 
@@ -36,6 +37,13 @@ spec!(
     High,
     "adds an SSH authorized key",
     "A write to `authorized_keys`/`authorized_keys2` anywhere (`>>`, `tee -a`, `cp`, an editor), or `ssh-copy-id`: a key that logs in later, whatever the gate decides now."
+);
+spec!(
+    SSH_KEY_COPY_REMOTE,
+    "SSH_KEY_COPY_REMOTE",
+    Medium,
+    "installs an SSH key on a remote host",
+    "`ssh-copy-id [user@]host` to a host that is not this one: it appends a key to the remote account's `authorized_keys`, which is how keys are meant to be installed. To `localhost`, a loopback address or a host only known at run time, with `-o` or `-F` (an ssh option or configuration can run a local ProxyCommand), it stays AUTHORIZED_KEYS_WRITE (high)."
 );
 spec!(
     AUTHORIZED_KEYS_DOWNLOAD,
@@ -85,6 +93,7 @@ pub static SPECS: &[&Spec] = &[
     &CRON_FILE_WRITE,
     &SCHEDULED_JOB,
     &AUTHORIZED_KEYS_WRITE,
+    &SSH_KEY_COPY_REMOTE,
     &AUTHORIZED_KEYS_DOWNLOAD,
     &SHELL_RC_WRITE,
     &SYSTEMD_UNIT_WRITE,
@@ -288,6 +297,9 @@ fn commands(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
         "systemd-run" if cmd.option_args().any(|o| o.starts_with("--on-")) => {
             push_once(out, &SCHEDULED_JOB, i, cmd, cmd.text())
         }
+        "ssh-copy-id" if copies_key_elsewhere(cmd) => {
+            push_once(out, &SSH_KEY_COPY_REMOTE, i, cmd, cmd.text())
+        }
         "ssh-copy-id" => push_once(out, &AUTHORIZED_KEYS_WRITE, i, cmd, cmd.text()),
         "systemctl" if matches!(subcommand, Some("enable" | "reenable" | "link" | "preset")) => {
             push_once(out, &SERVICE_ENABLE, i, cmd, cmd.text())
@@ -317,4 +329,35 @@ mod tests {
         assert!(persistence_spec("/etc/rc.conf").is_none());
         assert!(persistence_spec("/tmp/bashrc").is_none());
     }
+}
+
+/// ssh-copy-id's options (`-i` takes its key file as the next word).
+const SSH_COPY_ID: Grammar = Grammar {
+    short_values: "ipFot",
+    longs: &[],
+    options_end_at_operand: false,
+};
+
+/// `ssh-copy-id` to one static host that is not this machine, without `-o`/`-F`.
+fn copies_key_elsewhere(cmd: &Command) -> bool {
+    let parsed = parse(&cmd.args, &SSH_COPY_ID);
+    let host = match parsed.operands.as_slice() {
+        [only] => only.value(),
+        _ => None,
+    };
+    let host = host.map(|h| h.rsplit('@').next().unwrap_or(h));
+    !parsed.dynamic && !parsed.has_any(&["-o", "-F"]) && host.is_some_and(|h| !is_loopback(h))
+}
+
+/// This machine by a name or address every host has.
+fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    h.is_empty()
+        || matches!(
+            h.as_str(),
+            "localhost" | "localhost.localdomain" | "ip6-localhost" | "ip6-loopback" | "::1" | "0" | "0.0.0.0" | "::"
+        )
+        || h.starts_with("127.")
+        || h.ends_with(".localhost")
+        || h.starts_with("0:0:0:0:0:0:0:1")
 }

@@ -3,7 +3,8 @@
 //! command names spelled with needless quoting.
 
 use super::{Family, Severity, Signal, Spec};
-use crate::ir::{Analysis, Command};
+use crate::ir::{Analysis, Command, Word};
+use crate::programs::SHELL_SETUP_PRINTERS;
 
 pub static UNPARSEABLE_COMMAND: Spec = Spec {
     id: "UNPARSEABLE_COMMAND",
@@ -40,6 +41,13 @@ pub static DYNAMIC_SHELL_CODE: Spec = Spec {
     family: Family::Structure,
     explain: "A shell string that is built at run time is executed (`bash -c \"$x\"`, `eval \"$cmd\"`, `ssh host \"$c\"`), so its commands cannot be analysed.",
 };
+pub static EVAL_SHELL_SETUP: Spec = Spec {
+    id: "EVAL_SHELL_SETUP",
+    severity: Severity::Low,
+    reason: "evaluates the shell setup a local program prints",
+    family: Family::Structure,
+    explain: "`eval` of nothing but the output of one program that prints shell setup it computes locally (`eval \"$(dircolors -b)\"`, `eval \"$(ssh-agent -s)\"`, `eval \"$(pyenv init -)\"`), with static arguments, no pipe and no redirection. It takes the place of DYNAMIC_SHELL_CODE (high), which stays for any other run-time code: other programs, extra text around the substitution, downloads.",
+};
 pub static OBFUSCATED_COMMAND_NAME: Spec = Spec {
     id: "OBFUSCATED_COMMAND_NAME",
     severity: Severity::Medium,
@@ -54,6 +62,7 @@ pub static SPECS: &[&Spec] = &[
     &FORK_BOMB,
     &DYNAMIC_COMMAND_NAME,
     &DYNAMIC_SHELL_CODE,
+    &EVAL_SHELL_SETUP,
     &OBFUSCATED_COMMAND_NAME,
 ];
 
@@ -79,7 +88,12 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
     }
     for (i, raw) in &a.dynamic_code {
         if let Some(cmd) = a.commands.get(*i) {
-            out.push(DYNAMIC_SHELL_CODE.on(*i, cmd, vec![raw.clone()]));
+            let spec = if evals_shell_setup(a, cmd) {
+                &EVAL_SHELL_SETUP
+            } else {
+                &DYNAMIC_SHELL_CODE
+            };
+            out.push(spec.on(*i, cmd, vec![raw.clone()]));
         }
     }
     for f in &a.functions {
@@ -102,4 +116,76 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             out.push(s);
         }
     }
+}
+
+/// `eval` whose every argument is exactly one `$(…)`/backtick substitution (optionally in double
+/// quotes) running one setup printer (`SHELL_SETUP_PRINTERS`).
+fn evals_shell_setup(a: &Analysis, cmd: &Command) -> bool {
+    cmd.is(&["eval"])
+        && !cmd.args.is_empty()
+        && cmd.args.iter().all(|w| {
+            let [id] = w.substitutions.as_slice() else {
+                return false;
+            };
+            let printer = a
+                .command_substitutions
+                .get(*id)
+                .is_some_and(|cmds| matches!(cmds.as_slice(), [c] if a.commands.get(*c).is_some_and(prints_shell_setup)));
+            printer && w.processes.is_empty() && w.static_prefix.is_empty() && is_one_substitution(w)
+        })
+}
+
+/// The word as written is `$(…)`, `"$(…)"`, `` `…` `` or `` "`…`" `` and nothing else.
+fn is_one_substitution(w: &Word) -> bool {
+    let inner = w
+        .raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(&w.raw);
+    if let Some(body) = inner.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
+        return !body.contains('`');
+    }
+    let Some(body) = inner.strip_prefix("$(") else {
+        return false;
+    };
+    // The `(` opened by `$(` must close at the very end, counting parentheses outside quotes.
+    let mut depth = 1usize;
+    let mut quote: Option<char> = None;
+    for (k, c) in body.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'') | (None, '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1 == body.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// One setup printer with static arguments, not in a pipeline and without redirections.
+fn prints_shell_setup(cmd: &Command) -> bool {
+    let Some(base) = cmd.base() else { return false };
+    let operands: Vec<Option<&str>> = cmd.operands().iter().map(|w| w.value()).collect();
+    let plain = cmd.args.iter().all(Word::is_static)
+        && cmd.redirects.is_empty()
+        && cmd.context.pipeline.is_none();
+    plain
+        && SHELL_SETUP_PRINTERS.iter().any(|(name, sub, more)| {
+            let rest = if sub.is_empty() {
+                Some(operands.as_slice())
+            } else {
+                match operands.split_first() {
+                    Some((Some(first), rest)) if first == sub => Some(rest),
+                    _ => None,
+                }
+            };
+            *name == base && rest.is_some_and(|r| *more || r.is_empty())
+        })
 }
