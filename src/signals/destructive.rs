@@ -237,7 +237,8 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Si
 }
 
 /// A static operand as written that names something inside the working directory: relative,
-/// no `..` out of it, not the directory itself or a glob sweeping it (`.`, `*`, `./*`, `.*`),
+/// no `..` out of it, not the directory itself or a glob sweeping it (`.`, `*`, `./*`, `.*`,
+/// `!(keep)`),
 /// and not a system path once a known `cd` is applied.
 fn stays_inside_cwd(cwd: Option<&str>, value: &str) -> bool {
     if value.starts_with('/') || value.starts_with('~') || is_system_path(&resolved(cwd, value)) {
@@ -245,7 +246,7 @@ fn stays_inside_cwd(cwd: Option<&str>, value: &str) -> bool {
     }
     let norm = normalize(value);
     let first = norm.split('/').next().unwrap_or_default();
-    let sweeps = first.chars().all(|c| "*?[]!.".contains(c));
+    let sweeps = first.chars().all(|c| "*?[]!.".contains(c)) || first.starts_with("!(");
     !norm.is_empty() && !norm.starts_with("..") && !sweeps
 }
 
