@@ -462,15 +462,17 @@ fn parted_reads(word: &Word) -> bool {
 /// Directories whose files the system boots and runs from, or that are not files at all.
 const PROTECTED_DIRS: &[&str] = &[
     "/dev", "/etc", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-    "/proc", "/sys", "/run", "/root",
+    "/proc", "/sys", "/run",
 ];
 
 /// True when a write target is an ordinary file: static, not under `/dev` or a directory the
-/// system runs from, not a directory the system needs as a whole, and (for a relative name)
-/// not a device name such as `sda1` or `nvme0n1p2` reached from an unknown directory.
+/// system runs from, not a directory the system needs as a whole, not a dotfile or inside a
+/// dot directory (`~/.bashrc`, `/root/.ssh/…`), and (for a relative name) not a device name
+/// such as `sda1` or `nvme0n1p2` reached from an unknown directory.
 pub fn is_ordinary_file(path: &str) -> bool {
     let norm = normalize(path);
-    if norm.is_empty() || norm.starts_with('~') || super::paths::is_system_path(path) {
+    let dotfile = norm.split('/').any(|p| p.starts_with('.') && p != "..");
+    if norm.is_empty() || norm.starts_with('~') || dotfile || super::paths::is_system_path(path) {
         return false;
     }
     if norm.starts_with('/') {
@@ -515,6 +517,7 @@ mod tests {
             "/var/lib/images/x.img",
             "/srv/vm/root.img",
             "/tmp/fs.img",
+            "/root/sda.gpt",
         ] {
             assert!(is_ordinary_file(p), "{p} should be an ordinary file");
         }
@@ -531,6 +534,8 @@ mod tests {
             "nvme0n1p2",
             "../../dev/sda",
             "/tmp/../dev/sdb",
+            "/root/.bashrc",
+            "/home/u/.ssh/authorized_keys",
         ] {
             assert!(!is_ordinary_file(p), "{p} should not be an ordinary file");
         }
