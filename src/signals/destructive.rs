@@ -310,8 +310,24 @@ const FIND_PATTERN_TESTS: &[&str] = &[
 ];
 /// `find` tests that pick some entries by a value.
 const FIND_VALUE_TESTS: &[&str] = &[
-    "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-used", "-newer", "-anewer",
-    "-cnewer", "-size", "-user", "-group", "-uid", "-gid", "-perm", "-inum", "-samefile",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-used",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-size",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-perm",
+    "-inum",
+    "-samefile",
     "-links",
 ];
 /// `find` tests without a value that pick some entries.
@@ -454,9 +470,10 @@ fn disk_write(i: usize, base: &str, cmd: &Command, cwd: Option<&str>, out: &mut 
         return;
     };
     let ordinary = !targets.is_empty()
-        && targets
-            .iter()
-            .all(|w| w.value().is_some_and(|v| is_ordinary_file(&resolved(cwd, v))));
+        && targets.iter().all(|w| {
+            w.value()
+                .is_some_and(|v| is_ordinary_file(&resolved(cwd, v)))
+        });
     let spec = if ordinary {
         &MKFS_REGULAR_FILE
     } else {

@@ -450,7 +450,8 @@ fn parted(cmd: &Command) -> DiskRun<'_> {
 /// abbreviation of one (`p`), one of their arguments, or a number.
 fn parted_reads(word: &Word) -> bool {
     let Some(w) = word.value() else { return false };
-    if PARTED_READ_ARGUMENTS.contains(&w) || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+    if PARTED_READ_ARGUMENTS.contains(&w)
+        || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
     {
         return true;
     }
@@ -493,14 +494,16 @@ fn is_device_name(name: &str) -> bool {
             !letters.is_empty() && letters.chars().all(|c| c.is_ascii_lowercase())
         })
     });
-    let numbered = ["nvme", "mmcblk", "md", "loop", "dm-", "nbd", "zram", "sr", "zd", "rbd"]
-        .iter()
-        .any(|p| {
-            name.strip_prefix(p).is_some_and(|rest| {
-                rest.starts_with(|c: char| c.is_ascii_digit())
-                    && rest.chars().all(|c| c.is_ascii_alphanumeric())
-            })
-        });
+    let numbered = [
+        "nvme", "mmcblk", "md", "loop", "dm-", "nbd", "zram", "sr", "zd", "rbd",
+    ]
+    .iter()
+    .any(|p| {
+        name.strip_prefix(p).is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_ascii_digit())
+                && rest.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    });
     lettered || numbered
 }
 

@@ -118,7 +118,10 @@ pub fn parse<'c>(args: &'c [Word], grammar: &Grammar) -> Parsed<'c> {
     parsed
 }
 
-fn next_value<'c>(words: &mut impl Iterator<Item = &'c Word>, dynamic: &mut bool) -> Option<String> {
+fn next_value<'c>(
+    words: &mut impl Iterator<Item = &'c Word>,
+    dynamic: &mut bool,
+) -> Option<String> {
     let word = words.next()?;
     let value = word.value().map(str::to_string);
     if value.is_none() {

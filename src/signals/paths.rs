@@ -212,18 +212,38 @@ mod tests {
     #[test]
     fn permission_system_path_table() {
         let yes = [
-            "/", "/etc", "/usr", "/var", "/opt", "/home", "/home/*", "/opt/*",
-            "/var/www/../../etc", "/srv/../etc", "/var/lib", "~",
+            "/",
+            "/etc",
+            "/usr",
+            "/var",
+            "/opt",
+            "/home",
+            "/home/*",
+            "/opt/*",
+            "/var/www/../../etc",
+            "/srv/../etc",
+            "/var/lib",
+            "~",
         ];
         let no = [
-            "/var/www", "/var/www/*", "/var/www/html", "/srv", "/srv/app", "/opt/app",
-            "/opt/app/data", "/home/alice", "/home/alice/*",
+            "/var/www",
+            "/var/www/*",
+            "/var/www/html",
+            "/srv",
+            "/srv/app",
+            "/opt/app",
+            "/opt/app/data",
+            "/home/alice",
+            "/home/alice/*",
         ];
         for p in yes {
             assert!(is_permission_system_path(p), "{p} should be a system path");
         }
         for p in no {
-            assert!(!is_permission_system_path(p), "{p} should be a data directory");
+            assert!(
+                !is_permission_system_path(p),
+                "{p} should be a data directory"
+            );
         }
     }
 

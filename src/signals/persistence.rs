@@ -317,20 +317,6 @@ fn commands(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn persistence_paths() {
-        assert!(persistence_spec("/etc/systemd/system/x.service").is_some());
-        assert!(persistence_spec("/etc/rc3.d/S99x").is_some());
-        assert!(persistence_spec("~/.ssh/authorized_keys").is_some());
-        assert!(persistence_spec("/etc/rc.conf").is_none());
-        assert!(persistence_spec("/tmp/bashrc").is_none());
-    }
-}
-
 /// ssh-copy-id's options (`-i` takes its key file as the next word).
 const SSH_COPY_ID: Grammar = Grammar {
     short_values: "ipFot",
@@ -351,13 +337,37 @@ fn copies_key_elsewhere(cmd: &Command) -> bool {
 
 /// This machine by a name or address every host has.
 fn is_loopback(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let h = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
     h.is_empty()
         || matches!(
             h.as_str(),
-            "localhost" | "localhost.localdomain" | "ip6-localhost" | "ip6-loopback" | "::1" | "0" | "0.0.0.0" | "::"
+            "localhost"
+                | "localhost.localdomain"
+                | "ip6-localhost"
+                | "ip6-loopback"
+                | "::1"
+                | "0"
+                | "0.0.0.0"
+                | "::"
         )
         || h.starts_with("127.")
         || h.ends_with(".localhost")
         || h.starts_with("0:0:0:0:0:0:0:1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn persistence_paths() {
+        assert!(persistence_spec("/etc/systemd/system/x.service").is_some());
+        assert!(persistence_spec("/etc/rc3.d/S99x").is_some());
+        assert!(persistence_spec("~/.ssh/authorized_keys").is_some());
+        assert!(persistence_spec("/etc/rc.conf").is_none());
+        assert!(persistence_spec("/tmp/bashrc").is_none());
+    }
 }
