@@ -3,7 +3,7 @@
 //! group or no password, and sudoers/account-database editors.
 
 use super::clobber::{operands_skipping, option_values, path_value, push_once, under_any};
-use super::paths::{is_block_device, is_system_path};
+use super::paths::{is_block_device, is_permission_system_path};
 use super::{Family, Severity, Signal, Spec};
 use crate::ir::{Analysis, Command, Word};
 use crate::programs::is_interpreter;
@@ -32,7 +32,7 @@ spec!(
     "WORLD_WRITABLE_SYSTEM_PATH",
     Critical,
     "makes a system path world-writable",
-    "A non-recursive `chmod` that grants write to others (`777`, `666`, `o+w`, `a+w`, `o=rwx`) on `/`, a system directory, a file under `/etc`, `/bin`, `/sbin`, `/usr`, `/lib*`, `/boot`, `/root`, `/var/spool`, `/var/lib`, or a block device: any user can then replace what root runs. Recursive changes are CHMOD_RECURSIVE_SYSTEM_PATH."
+    "A non-recursive `chmod` that grants write to others (`777`, `666`, `o+w`, `a+w`, `o=rwx`) on `/`, a system directory, a file under `/etc`, `/bin`, `/sbin`, `/usr`, `/lib*`, `/boot`, `/root`, `/var/spool`, `/var/lib`, or a block device: any user can then replace what root runs. Data directories (`/var/www`, `/srv`, `/opt/<app>`, `/home/<user>`) are not system paths here (WORLD_WRITABLE). Recursive changes are CHMOD_RECURSIVE_SYSTEM_PATH."
 );
 spec!(
     WORLD_WRITABLE,
@@ -201,9 +201,10 @@ fn grants_world_write(mode: &str) -> bool {
     })
 }
 
-/// A path under a system tree, a system directory itself, or a block device.
+/// A path under a system tree, a system directory itself (data directories such as `/var/www`
+/// and `/srv` are not), or a block device.
 fn is_system_file(path: &str) -> bool {
-    is_system_path(path)
+    is_permission_system_path(path)
         || is_block_device(path)
         || under_any(
             path,
