@@ -57,14 +57,14 @@ spec!(
     "CHOWN_RECURSIVE_SYSTEM_PATH",
     Critical,
     "recursive permission change on a system path",
-    "`chown -R`/`chgrp -R` on `/`, a system directory or a glob sweeping one. Data directories (`/var/www`, `/srv`, `/opt/<app>`, `/home/<user>`) are not system paths here."
+    "`chown -R`/`chgrp -R` on `/`, a system directory or a glob sweeping one. Data directories (`/var/www`, `/srv`, `/opt/<app>`, `/home/<user>`) are not system paths here; a home given to another named user (`chown -R bob /home/alice`) is."
 );
 spec!(
     CHOWN_RECURSIVE,
     "CHOWN_RECURSIVE_SYSTEM_PATH",
     Medium,
     "recursive permission change",
-    "`chown -R`/`chgrp -R` on a path that is not a system path."
+    "`chown -R`/`chgrp -R` on a path that is not a system path, such as a data directory (`/var/www`, `/srv`, `/opt/<app>`, `/home/<user>` given to that user)."
 );
 spec!(
     SUDO_PRIVILEGE_ESCALATION,
@@ -454,13 +454,32 @@ fn recursive_mode(
     if !cmd.has_flag('R', "--recursive") {
         return;
     }
-    for w in cmd.operands() {
-        if w.value().is_some_and(is_permission_system_path) {
+    let operands = cmd.operands();
+    let owner = cmd
+        .is(&["chown"])
+        .then(|| operands.first().and_then(|w| w.value()))
+        .flatten()
+        .map(|o| o.split([':', '.']).next().unwrap_or(o));
+    for w in &operands {
+        let Some(path) = w.value() else { continue };
+        if is_permission_system_path(path) || owner.is_some_and(|o| gives_home_away(o, path)) {
             out.push(system.on(i, cmd, vec![w.shown.clone()]));
             return;
         }
     }
     out.push(plain.on(i, cmd, args(cmd)));
+}
+
+/// `chown -R OWNER /home/USER` (or `/home/USER/*`) where OWNER is a named user other than
+/// USER: a home is a data directory only for its owner.
+fn gives_home_away(owner: &str, path: &str) -> bool {
+    let norm = normalize(path);
+    let home = norm.strip_suffix("/*").unwrap_or(&norm);
+    let Some(user) = home.strip_prefix("/home/") else {
+        return false;
+    };
+    let named = !owner.is_empty() && !owner.chars().all(|c| c.is_ascii_digit());
+    !user.contains('/') && named && owner != user
 }
 
 /// A filesystem or partition-table write: MKFS_FILESYSTEM on a device or an unknown target,
