@@ -337,8 +337,12 @@ const FIND_FLAG_TESTS: &[&str] = &["-empty", "-nouser", "-nogroup"];
 /// selective test: an `-a`-chain (no top-level `-o`, `,`), with a test that is not negated
 /// (`!`, `-not`) and not run-time, or a `( … )` group whose every `-o` branch has one.
 fn find_filters_before(cmd: &Command, actions: &[&str]) -> bool {
-    let roots = find_roots(cmd).len();
-    let words = cmd.args.get(roots..).unwrap_or_default();
+    let root_words = find_roots(cmd);
+    let roots: Vec<String> = root_words
+        .iter()
+        .filter_map(|w| w.value().map(normalize))
+        .collect();
+    let words = cmd.args.get(root_words.len()..).unwrap_or_default();
     let mut depth = 0usize;
     let mut filtered = false;
     let mut negated = false;
@@ -380,7 +384,9 @@ fn find_filters_before(cmd: &Command, actions: &[&str]) -> bool {
                 let value = words.get(k).map(|v| v.value());
                 let selective = if FIND_PATTERN_TESTS.contains(&w) {
                     k += 1;
-                    value.flatten().is_some_and(|p| selective_pattern(w, p))
+                    value
+                        .flatten()
+                        .is_some_and(|p| selective_pattern(w, p, &roots))
                 } else if FIND_VALUE_TESTS.contains(&w) || w.starts_with("-newer") {
                     k += 1;
                     value.flatten().is_some()
@@ -401,14 +407,34 @@ fn find_filters_before(cmd: &Command, actions: &[&str]) -> bool {
     filtered
 }
 
-/// A pattern that does not match every name: more than `*`, `?` and `/` (or `.*` for regexes).
-fn selective_pattern(test: &str, pattern: &str) -> bool {
-    let match_all: &str = if test.ends_with("regex") {
-        ".*+/^$"
+/// A pattern that does not match every entry: some literal character besides `/` once
+/// wildcards, bracket expressions (`[a-z]`) and, for path tests, the roots' own paths
+/// (`-path '/etc/*'` under `/etc`) are taken out. Regex operators count as wildcards.
+fn selective_pattern(test: &str, pattern: &str, roots: &[String]) -> bool {
+    let mut rest = pattern.to_string();
+    if test.contains("path") || test.contains("regex") {
+        for root in roots.iter().filter(|r| r.len() > 1) {
+            rest = rest.replace(root.as_str(), "");
+        }
+    }
+    let wildcards: &str = if test.ends_with("regex") {
+        ".*+?^$|(){}\\/"
     } else {
-        "*?/"
+        "*?/\\"
     };
-    !pattern.chars().all(|c| match_all.contains(c))
+    let mut in_bracket = false;
+    rest.chars().any(|c| match (in_bracket, c) {
+        (false, '[') => {
+            in_bracket = true;
+            false
+        }
+        (true, ']') => {
+            in_bracket = false;
+            false
+        }
+        (true, _) => false,
+        (false, c) => !wildcards.contains(c),
+    })
 }
 
 fn dd(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
