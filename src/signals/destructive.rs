@@ -19,12 +19,12 @@ spec!(
     "RM_RECURSIVE_FORCE",
     High,
     "recursive delete",
-    "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper."
+    "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper. When every operand is a static relative path inside the working directory (`rm -rf ./build`) the signal is RM_RECURSIVE_RELATIVE (medium) instead."
 );
 spec!(RM_RECURSIVE_RELATIVE, "RM_RECURSIVE_RELATIVE", Medium, "recursive delete inside the working directory",
     "`rm -r` whose every operand is a static relative path that stays inside the working directory (`rm -rf ./build`, `rm -rf target node_modules`): the everyday clean-up. It takes the place of RM_RECURSIVE_FORCE (high), which keeps the reference's meaning for every other recursive delete: absolute, home, dynamic or `..` operands, globs that sweep the working directory itself (`*`, `./*`, `.*`), and operands supplied by `xargs` or `find -exec`.");
 spec!(DELETE_ROOT_PATH, "DELETE_ROOT_PATH", Critical, "recursive delete of a system/root path",
-    "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first.");
+    "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first. A `find` that deletes only what a selective test picked (`-name '*.gz'`, `-mtime +30`) is FIND_DELETE_FILTERED (high) instead.");
 spec!(UNRESOLVED_VARIABLE_IN_PATH, "UNRESOLVED_VARIABLE_IN_PATH", Critical,
     "recursive delete of an unguarded variable path (use ${var:?})",
     "A recursive delete whose operand contains a variable that may be empty and is not guarded by `${VAR:?}` (`rm -rf \"$DIR/\"*` deletes `/*` when DIR is unset). Only the real `:?` operator guards; `${D:-}` does not.");
@@ -33,7 +33,7 @@ spec!(DD_WRITE_BLOCK_DEVICE, "DD_WRITE_BLOCK_DEVICE", Critical, "dd writing to a
 spec!(REDIRECT_BLOCK_DEVICE, "DD_WRITE_BLOCK_DEVICE", Critical, "redirect overwrites a block device",
     "An output redirection (`>`, `>>`, `&>`, `<>`), `tee`, `cp` or `cat >` whose target is a block device, quoted or not.");
 spec!(MKFS_FILESYSTEM, "MKFS_FILESYSTEM", Critical, "filesystem creation destroys existing data",
-    "`mkfs` in every spelling (`mkfs.ext4`, `mkfs.ext3`, `mkfs.fat` …), `mke2fs`, `mkswap`, `wipefs`, or a partition-table writer (`fdisk`, `sfdisk`, `sgdisk`, `parted`) that is not only listing, `blkdiscard`, `shred` of a device.");
+    "`mkfs` in every spelling (`mkfs.ext4`, `mkfs.ext3`, `mkfs.fat` …), `mke2fs`, `mkswap`, `wipefs`, or a partition-table writer (`fdisk`, `sfdisk`, `sgdisk`, `parted`), `blkdiscard`, `shred` of a device. Options are read by each tool's grammar: read-only runs (`parted DEV print`, `sfdisk -d`, `sgdisk -p`/`--backup=FILE`, `wipefs DEV` without `-a`/`-o`, `fdisk -l`) and dry runs (`mke2fs -n`, `mkfs.xfs -N`, `wipefs -n`, `sfdisk -n`, `sgdisk -P`) raise nothing; a write to an ordinary file (`mkswap /swapfile`, `mkfs.ext4 disk.img`) is MKFS_REGULAR_FILE (medium).");
 spec!(FIND_DELETE_FILTERED, "FIND_DELETE_FILTERED", High, "filtered find -delete under a system path",
     "`find` under a system path that deletes (`-delete`, or `-exec rm -r`) only what a selective test picks first: `-name`/`-path`/`-regex` with a pattern that is not a match-all (`*`), `-mtime`/`-mmin`/`-newer`, `-size`, `-user`, `-group`, `-perm`, `-empty` … (`find /var/log -name '*.gz' -mtime +30 -delete`). Unfiltered, negated (`!`, `-not`), `-o`-joined or run-time tests, and `-type` alone, leave it DELETE_ROOT_PATH (critical).");
 spec!(MKFS_REGULAR_FILE, "MKFS_REGULAR_FILE", Medium, "filesystem creation on a regular file",
@@ -71,7 +71,7 @@ spec!(
     "SUDO_PRIVILEGE_ESCALATION",
     High,
     "privilege escalation",
-    "`sudo`, `doas`, `su`, `pkexec`, `runuser`. The command they run is analysed as well."
+    "`sudo`, `doas`, `su`, `pkexec`, `runuser`. The command they run is analysed as well. `sudo -l`, `-v`, `-k`, `-K` and `-V` without a command are SUDO_SESSION_QUERY (low) instead."
 );
 spec!(SUDO_SESSION_QUERY, "SUDO_SESSION_QUERY", Low, "sudo lists or refreshes privileges without running a command",
     "`sudo -l` (list what the user may run, also `-l CMD`), `sudo -v` (refresh the cached credentials), `sudo -k`/`-K` (forget them) and `sudo -V` with no command: nothing runs with privilege. `sudo -k CMD` runs CMD and stays SUDO_PRIVILEGE_ESCALATION, as does any shell, edit or user-switching option (`-i`, `-s`, `-e`).");

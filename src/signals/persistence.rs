@@ -36,7 +36,7 @@ spec!(
     "AUTHORIZED_KEYS_WRITE",
     High,
     "adds an SSH authorized key",
-    "A write to `authorized_keys`/`authorized_keys2` anywhere (`>>`, `tee -a`, `cp`, an editor), or `ssh-copy-id`: a key that logs in later, whatever the gate decides now."
+    "A write to `authorized_keys`/`authorized_keys2` anywhere (`>>`, `tee -a`, `cp`, an editor), or `ssh-copy-id` to this machine (or an unknown host, or with `-o`/`-F`): a key that logs in later, whatever the gate decides now. `ssh-copy-id` to another host is SSH_KEY_COPY_REMOTE (medium)."
 );
 spec!(
     SSH_KEY_COPY_REMOTE,

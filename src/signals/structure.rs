@@ -39,7 +39,7 @@ pub static DYNAMIC_SHELL_CODE: Spec = Spec {
     severity: Severity::High,
     reason: "shell code only known at run time",
     family: Family::Structure,
-    explain: "A shell string that is built at run time is executed (`bash -c \"$x\"`, `eval \"$cmd\"`, `ssh host \"$c\"`), so its commands cannot be analysed.",
+    explain: "A shell string that is built at run time is executed (`bash -c \"$x\"`, `eval \"$cmd\"`, `ssh host \"$c\"`), so its commands cannot be analysed. `eval` of only a local setup printer's output (`eval \"$(dircolors -b)\"`) is EVAL_SHELL_SETUP (low) instead.",
 };
 pub static EVAL_SHELL_SETUP: Spec = Spec {
     id: "EVAL_SHELL_SETUP",
