@@ -527,20 +527,10 @@ fn disk_write(i: usize, base: &str, cmd: &Command, cwd: Option<&str>, out: &mut 
     out.push(spec.on(i, cmd, args(cmd)));
 }
 
-/// What a disk or filesystem tool does: by its grammar when the disk-tool table knows it, else
-/// a write of its operands (`mkswap`, `mkfs.btrfs`, `blkdiscard`, `cfdisk`, `shred` of a device).
+/// What a disk or filesystem tool does (`disk_tools`), or `shred` of a device.
 fn disk_run<'c>(base: &str, cmd: &'c Command) -> Option<DiskRun<'c>> {
     if let Some(run) = disk_tools::classify(base, cmd) {
         return Some(run);
-    }
-    let writer = base == "mkfs"
-        || base.starts_with("mkfs.")
-        || matches!(
-            base,
-            "mke2fs" | "mkswap" | "blkdiscard" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "cfdisk"
-        );
-    if writer {
-        return Some(DiskRun::Writes(cmd.operands()));
     }
     let devices: Vec<&Word> = cmd
         .operands()

@@ -41,6 +41,23 @@ const MKE2FS: Grammar = Grammar {
     options_end_at_operand: false,
 };
 
+/// Other filesystem creators and disk writers, read with the value options most of them share
+/// (`-t TYPE`, `-L`/`-n` label, `-U` uuid): every run writes.
+const GENERIC_WRITERS: &[&str] = &[
+    "mkfs",
+    "mkswap",
+    "blkdiscard",
+    "mkdosfs",
+    "mkntfs",
+    "mkexfatfs",
+    "cfdisk",
+];
+const GENERIC: Grammar = Grammar {
+    short_values: "tLnU",
+    longs: NO_LONGS,
+    options_end_at_operand: false,
+};
+
 const TOOLS: &[DiskTool] = &[
     DiskTool {
         names: &["sfdisk"],
@@ -382,14 +399,55 @@ pub fn classify<'c>(base: &str, cmd: &'c Command) -> Option<DiskRun<'c>> {
     if base == "parted" {
         return Some(parted(cmd));
     }
-    let (tool, grammar) = if base == "mkfs" {
-        mkfs_type_tool(cmd)?
+    let known = if base == "mkfs" {
+        mkfs_type_tool(cmd)
     } else {
-        let tool = TOOLS.iter().find(|t| t.names.contains(&base))?;
-        (tool, &tool.grammar)
+        TOOLS
+            .iter()
+            .find(|t| t.names.contains(&base))
+            .map(|t| (t, &t.grammar))
     };
-    let parsed = parse(&cmd.args, grammar);
-    Some(judge(tool, &parsed))
+    if let Some((tool, grammar)) = known {
+        return Some(judge(tool, &parse(&cmd.args, grammar)));
+    }
+    let generic = GENERIC_WRITERS.contains(&base) || base.starts_with("mkfs.");
+    generic.then(|| DiskRun::Writes(targets(&parse(&cmd.args, &GENERIC))))
+}
+
+/// The operands a writing run writes: all but sizes, block counts and partition numbers.
+fn targets<'c>(parsed: &Parsed<'c>) -> Vec<&'c Word> {
+    parsed
+        .operands
+        .iter()
+        .copied()
+        .filter(|w| !w.value().is_some_and(is_size))
+        .collect()
+}
+
+/// `512M`, `100000`, `4GiB`, `2048s`, `1`: a size or a number, not a path.
+fn is_size(v: &str) -> bool {
+    let digits = v.trim_start_matches(|c: char| c.is_ascii_digit());
+    digits.len() < v.len()
+        && matches!(
+            digits,
+            "" | "s"
+                | "k"
+                | "K"
+                | "M"
+                | "G"
+                | "T"
+                | "P"
+                | "KB"
+                | "MB"
+                | "GB"
+                | "TB"
+                | "KiB"
+                | "MiB"
+                | "GiB"
+                | "TiB"
+                | "b"
+                | "B"
+        )
 }
 
 /// `mkfs -t TYPE` runs `mkfs.TYPE` with the other options (ext2 when no type is given).
@@ -422,7 +480,7 @@ fn judge<'c>(tool: &DiskTool, parsed: &Parsed<'c>) -> DiskRun<'c> {
     if all_known && reads && !parsed.dynamic {
         DiskRun::ReadOnly
     } else {
-        DiskRun::Writes(parsed.operands.clone())
+        DiskRun::Writes(targets(parsed))
     }
 }
 
@@ -468,8 +526,9 @@ const PROTECTED_DIRS: &[&str] = &[
 
 /// True when a write target is an ordinary file: static, not under `/dev` or a directory the
 /// system runs from, not a directory the system needs as a whole, not a dotfile or inside a
-/// dot directory (`~/.bashrc`, `/root/.ssh/…`), and (for a relative name) not a device name
-/// such as `sda1` or `nvme0n1p2` reached from an unknown directory.
+/// dot directory (`~/.bashrc`, `/root/.ssh/…`). A relative name is judged from an unknown
+/// directory (a session may stand in `/dev/mapper`): only a file name with an extension
+/// (`disk.img`) that is not a device name (`sda1`) counts.
 pub fn is_ordinary_file(path: &str) -> bool {
     let norm = normalize(path);
     let dotfile = norm.split('/').any(|p| p.starts_with('.') && p != "..");
@@ -482,7 +541,7 @@ pub fn is_ordinary_file(path: &str) -> bool {
             .any(|d| norm == *d || norm.starts_with(&format!("{d}/")));
     }
     let name = norm.rsplit('/').next().unwrap_or(&norm);
-    !norm.split('/').any(|p| p == "dev") && !is_device_name(name)
+    name.contains('.') && !norm.split('/').any(|p| p == "dev") && !is_device_name(name)
 }
 
 /// `sda`, `sdb1`, `vdc`, `xvda2`, `hdb`, `nvme0n1`, `nvme0n1p3`, `mmcblk0p1`, `md0`, `loop3`,
@@ -539,6 +598,8 @@ mod tests {
             "/tmp/../dev/sdb",
             "/root/.bashrc",
             "/home/u/.ssh/authorized_keys",
+            "vg-data",
+            "swap",
         ] {
             assert!(!is_ordinary_file(p), "{p} should not be an ordinary file");
         }
