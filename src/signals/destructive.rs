@@ -22,7 +22,7 @@ spec!(
     "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper. When every operand is a static relative path inside the working directory (`rm -rf ./build`) the signal is RM_RECURSIVE_RELATIVE (medium) instead."
 );
 spec!(RM_RECURSIVE_RELATIVE, "RM_RECURSIVE_RELATIVE", Medium, "recursive delete inside the working directory",
-    "`rm -r` whose every operand is a static relative path that stays inside the working directory (`rm -rf ./build`, `rm -rf target node_modules`): the everyday clean-up. It takes the place of RM_RECURSIVE_FORCE (high), which keeps the reference's meaning for every other recursive delete: absolute, home, dynamic or `..` operands, globs that sweep the working directory itself (`*`, `./*`, `.*`), and operands supplied by `xargs` or `find -exec`.");
+    "`rm -r` whose every operand is a static relative path that stays inside the working directory (`rm -rf ./build`, `rm -rf target node_modules`): the everyday clean-up. It takes the place of RM_RECURSIVE_FORCE (high), which keeps the reference's meaning for every other recursive delete: absolute, home, dynamic or `..` operands, globs that sweep the working directory itself (`*`, `./*`, `.*`), names of top-level system directories (`etc`, `usr`, `bin`: from an unknown directory they may be those), and operands supplied by `xargs` or `find -exec`.");
 spec!(DELETE_ROOT_PATH, "DELETE_ROOT_PATH", Critical, "recursive delete of a system/root path",
     "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first. A `find` that deletes only what a selective test picked (`-name '*.gz'`, `-mtime +30`) is FIND_DELETE_FILTERED (high) instead.");
 spec!(UNRESOLVED_VARIABLE_IN_PATH, "UNRESOLVED_VARIABLE_IN_PATH", Critical,
@@ -238,8 +238,8 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Si
 
 /// A static operand as written that names something inside the working directory: relative,
 /// no `..` out of it, not the directory itself or a glob sweeping it (`.`, `*`, `./*`, `.*`,
-/// `!(keep)`),
-/// and not a system path once a known `cd` is applied.
+/// `!(keep)`), not named like a top-level system directory (`etc`, `usr`, `bin`), and not a
+/// system path once a known `cd` is applied.
 fn stays_inside_cwd(cwd: Option<&str>, value: &str) -> bool {
     if value.starts_with('/') || value.starts_with('~') || is_system_path(&resolved(cwd, value)) {
         return false;
@@ -247,7 +247,9 @@ fn stays_inside_cwd(cwd: Option<&str>, value: &str) -> bool {
     let norm = normalize(value);
     let first = norm.split('/').next().unwrap_or_default();
     let sweeps = first.chars().all(|c| "*?[]!.".contains(c)) || first.starts_with("!(");
-    !norm.is_empty() && !norm.starts_with("..") && !sweeps
+    // From an unknown directory (a session standing in `/`), `etc` may be `/etc`.
+    let system_name = is_system_path(&format!("/{first}"));
+    !norm.is_empty() && !norm.starts_with("..") && !sweeps && !system_name
 }
 
 /// `/$x`, `/*$x`: a dynamic operand whose static part already is the root.
