@@ -133,6 +133,10 @@ __gsh_line() {
 	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0
 	if [[ ! -o history ]] || ! shopt -q cmdhist || [[ $__gsh_h == "$__gsh_prev" ]]; then
 		__gsh_r="session guard: the submitted line was not recorded in history, so it cannot be judged (run it again)"
+	elif [[ -n $__gsh_prev && $__gsh_h =~ ^[0-9]+$ && $__gsh_prev =~ ^[0-9]+$ ]] && ((__gsh_h > __gsh_prev + 1)); then
+		# More than one new entry: the line was split (cmdhist was off when it was read), or
+		# entries were loaded (`history -r`). Its last entry may not be all of it.
+		__gsh_r="session guard: the submitted line went into history as more than one entry, so it cannot be judged (run it again)"
 	elif [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
 		__gsh_n=$SRANDOM$SRANDOM
 		# The NUL ends the request even when fc fails (the server then refuses the line).
