@@ -126,15 +126,18 @@ __gsh_guard() {
 # The judgement of a new line, command number $1, before any of it runs: its history entry
 # (`fc -ln -0`, run in POSIX mode like all of the guard) goes whole to the server as a `line` request (to a fresh `--hook-check` in a
 # subshell or without the server). Returns 0 when the line may run. A refused line: the reason
-# once, then SIGINT to the session (and to this subshell), which abandons the line as Ctrl-C
-# does; what still runs of it is skipped by the caller.
+# once, then SIGINT to this shell, which abandons the line as Ctrl-C does (in a subshell: ends
+# the subshell); what still runs of it is skipped by the caller.
 __gsh_line() {
-	local __gsh_h=$HISTCMD __gsh_n='' __gsh_r='' __gsh_t='' __gsh_prev=$__gsh_line_hist || return 1
+	local __gsh_h=$HISTCMD __gsh_n='' __gsh_r='' __gsh_t='' __gsh_prev=$__gsh_line_hist \
+		__gsh_prev_no=$__gsh_line_no || return 1
 	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0
 	if [[ ! -o history ]] || ! shopt -q cmdhist || [[ $__gsh_h == "$__gsh_prev" ]]; then
 		__gsh_r="session guard: the submitted line was not recorded in history, so it cannot be judged (run it again)"
-	elif [[ -n $__gsh_prev && $__gsh_h =~ ^[0-9]+$ && $__gsh_prev =~ ^[0-9]+$ ]] && ((__gsh_h > __gsh_prev + 1)); then
-		# More than one new entry: the line was split (cmdhist was off when it was read), or
+	elif [[ -n $__gsh_prev && "$__gsh_h $__gsh_prev $1 $__gsh_prev_no" =~ ^[0-9]+( [0-9]+){3}$ ]] &&
+		((__gsh_h - __gsh_prev > $1 - __gsh_prev_no)); then
+		# More new entries than lines read since the last line judged here (lines in between
+		# were judged in a subshell): the line was split (cmdhist was off when it was read), or
 		# entries were loaded (`history -r`). Its last entry may not be all of it.
 		__gsh_r="session guard: the submitted line went into history as more than one entry, so it cannot be judged (run it again)"
 	elif [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
@@ -166,8 +169,10 @@ __gsh_line() {
 	fi
 	[[ $__gsh_line_ok == 1 ]] && return 0
 	[[ -n $__gsh_r ]] && printf 'guarded-sh: denied: %s\n' "$__gsh_r" >&2
-	builtin kill -INT "$$" 2>/dev/null
-	[[ $BASHPID == "$$" ]] || builtin kill -INT "$BASHPID" 2>/dev/null
+	# A subshell ends itself only: a signal to the session from here could arrive after the
+	# session has moved on to the next line. The session judges the line again at its next
+	# command of it (so the reason may be printed twice).
+	builtin kill -INT "$BASHPID" 2>/dev/null
 	return 1
 }
 
