@@ -56,7 +56,8 @@ readonly __gsh_chan_re __gsh_exit_re
 __gsh_histsize=${HISTSIZE-}
 [[ $__gsh_histsize =~ ^[1-9][0-9]{0,6}$ ]] || __gsh_histsize=1000
 HISTSIZE=$__gsh_histsize HISTCONTROL='' HISTIGNORE=''
-readonly HISTSIZE HISTCONTROL HISTIGNORE
+# HISTCMD stays dynamic when readonly, and can then be neither unset nor set.
+readonly HISTSIZE HISTCONTROL HISTIGNORE HISTCMD
 unset __gsh_histsize
 set -o history
 shopt -s cmdhist lithist
