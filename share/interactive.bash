@@ -7,7 +7,8 @@
 #      a. at the first command of each submitted line (a new top-level command number, `\#`)
 #         sends the whole line, from its history entry, to the gate before any of it runs; a
 #         denied or held line is refused whole: the reason is printed once, the line is
-#         abandoned as Ctrl-C abandons it (`$?` is 130) and any part of it still reached is
+#         abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
+#         that and put back before the next command) and any part of it still reached is
 #         skipped; the session goes on at the next prompt;
 #      b. then (for typed lines too) skips every simple command the gate denies;
 #      inside subshells, or when the server is gone, it runs `guarded-sh --hook-check` instead;
@@ -48,7 +49,8 @@ else
 	__gsh_chan_re='^$.'
 fi
 __gsh_exit_re='^[[:space:]]*(builtin[[:space:]]+)?(exit|logout)([[:space:]]+([0-9]{1,3}|\$\?|"\$@"))?[[:space:]]*$'
-readonly __gsh_chan_re __gsh_exit_re
+__gsh_int_trap_re="^trap -- '([^']|'\\\\'')*' SIGINT\$"
+readonly __gsh_chan_re __gsh_exit_re __gsh_int_trap_re
 
 # Every submitted line goes into history whole, where the trap reads it: nothing is left out
 # (HISTCONTROL, HISTIGNORE), the list is never turned off by its size, and a multi-line command
@@ -69,7 +71,7 @@ shopt -s cmdhist lithist
 # after it); a new line with the number of the one before was not recorded.
 __gsh_cmdno='\#'
 readonly __gsh_cmdno
-__gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1
+__gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_int_trap=''
 
 # The check for one simple command. Runs inside the DEBUG trap in POSIX mode (the trap set it
 # and removed shadowing functions); returns 0 to run the command, non-zero to skip it. Every
@@ -79,6 +81,13 @@ __gsh_guard() {
 	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' || return 1
 	__gsh_c=$BASH_COMMAND
 	__gsh_no=${__gsh_cmdno@P}
+	# The user's SIGINT trap, set aside to abandon a refused line, is back before anything else
+	# runs. The text is `trap -p`'s; only that exact shape is read back (one single-quoted
+	# handler, whose commands are gated when it runs), never other code.
+	if [[ -n $__gsh_int_trap ]]; then
+		[[ $__gsh_int_trap =~ $__gsh_int_trap_re ]] && eval "$__gsh_int_trap"
+		__gsh_int_trap=''
+	fi
 	if [[ $__gsh_c =~ $__gsh_exit_re ]]; then
 		__gsh_s=0
 	elif [[ $__gsh_no != "$__gsh_line_no" ]] && ! __gsh_line "$__gsh_no"; then
@@ -173,6 +182,12 @@ __gsh_line() {
 	# A subshell ends itself only: a signal to the session from here could arrive after the
 	# session has moved on to the next line. The session judges the line again at its next
 	# command of it (so the reason may be printed twice).
+	# A SIGINT the user traps or ignores would not abandon the line: that trap is set aside
+	# until the next command (in the session; a subshell ends whatever it was).
+	if [[ $BASHPID == "$$" ]]; then
+		__gsh_int_trap=$(builtin trap -p INT)
+		[[ -n $__gsh_int_trap ]] && builtin trap - INT
+	fi
 	builtin kill -INT "$BASHPID" 2>/dev/null
 	return 1
 }
@@ -189,7 +204,7 @@ declare -r FUNCNEST
 # shadow what the guard calls (special builtins such as `unset` cannot be shadowed in POSIX
 # mode), re-assert functrace and extdebug, and decide. Words are quoted against aliases.
 # A tampered POSIXLY_CORRECT makes the trap fail, which skips the command: fail closed.
-trap -- '[[ -o posix ]] && __gsh_posix=1 || __gsh_posix=0; POSIXLY_CORRECT=y; [[ -o posix ]] && \unset -f builtin command local printf read set shopt return exit unset kill fc && \set -T -o history && \shopt -s extdebug cmdhist lithist && \__gsh_guard' DEBUG
+trap -- '[[ -o posix ]] && __gsh_posix=1 || __gsh_posix=0; POSIXLY_CORRECT=y; [[ -o posix ]] && \unset -f builtin command local printf read set shopt return exit unset kill fc trap eval && \set -T -o history && \shopt -s extdebug cmdhist lithist && \__gsh_guard' DEBUG
 
 # The login files, as a login bash reads them (bash ignores --rcfile in a login shell, so this
 # shell is not one), at the top level so their declarations stay global. Every command in
