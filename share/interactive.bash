@@ -3,10 +3,19 @@
 # (guarded-sh execs that for a login or terminal session; see DESIGN §5 and
 # reference/login-shell.md §3). Before any user file is read it
 #   1. starts the check server (`guarded-sh --serve`) as a coprocess, policies loaded once;
-#   2. installs a DEBUG trap that, with extdebug, skips every simple command the gate denies;
+#   2. installs a DEBUG trap that, with extdebug,
+#      a. at the first command of each submitted line (a new top-level command number, `\#`)
+#         sends the whole line, from its history entry, to the gate before any of it runs; a
+#         denied or held line is refused whole: the reason is printed once, the line is
+#         abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
+#         that and put back before the next command) and any part of it still reached is
+#         skipped; the session goes on at the next prompt;
+#      b. then (for typed lines too) skips every simple command the gate denies;
 #      inside subshells, or when the server is gone, it runs `guarded-sh --hook-check` instead;
-#   3. protects itself: readonly functions and variables, extdebug/functrace re-asserted on
-#      every command, user functions that would shadow the builtins it calls removed (in POSIX
+#   3. protects itself: readonly functions and variables, extdebug/functrace and history
+#      (`set -o history`, `cmdhist`, `lithist`) re-asserted on every command, HISTCONTROL,
+#      HISTIGNORE and HISTSIZE readonly (every line is recorded; a line that was not is
+#      refused), user functions that would shadow the builtins it calls removed (in POSIX
 #      mode, where `unset` cannot be shadowed), its channel closed to redirection;
 #   4. then sources /etc/profile and the first of ~/.bash_profile, ~/.bash_login, ~/.profile,
 #      every command of which is gated.
@@ -40,17 +49,52 @@ else
 	__gsh_chan_re='^$.'
 fi
 __gsh_exit_re='^[[:space:]]*(builtin[[:space:]]+)?(exit|logout)([[:space:]]+([0-9]{1,3}|\$\?|"\$@"))?[[:space:]]*$'
-readonly __gsh_chan_re __gsh_exit_re
+__gsh_int_trap_re="^trap -- '([^']|'\\\\'')*' SIGINT\$"
+readonly __gsh_chan_re __gsh_exit_re __gsh_int_trap_re
+
+# Every submitted line goes into history whole, where the trap reads it: nothing is left out
+# (HISTCONTROL, HISTIGNORE), the list is never turned off by its size, and a multi-line command
+# is one entry with its newlines (cmdhist, lithist, re-asserted with `history` on every command).
+__gsh_histsize=${HISTSIZE-}
+[[ $__gsh_histsize =~ ^[1-9][0-9]{0,6}$ ]] || __gsh_histsize=1000
+HISTSIZE=$__gsh_histsize HISTCONTROL='' HISTIGNORE=''
+# HISTCMD stays dynamic when readonly, and can then be neither unset nor set.
+readonly HISTSIZE HISTCONTROL HISTIGNORE HISTCMD
+unset __gsh_histsize
+set -o history
+shopt -s cmdhist lithist
+
+# The line being run. `\#` expands (with @P) to bash's top-level command number: one more for
+# each command the shell reads from the terminal, untouched by PROMPT_COMMAND, traps and sourced
+# files, and not settable. A trap whose number is not the last judged one is the first command
+# of a new line. HISTCMD is the line's history number while it runs (one more in PROMPT_COMMAND
+# after it); a new line with the number of the one before was not recorded.
+__gsh_cmdno='\#'
+readonly __gsh_cmdno
+__gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_int_trap=''
 
 # The check for one simple command. Runs inside the DEBUG trap in POSIX mode (the trap set it
 # and removed shadowing functions); returns 0 to run the command, non-zero to skip it. Every
 # variable it uses is local and initialised; a local that cannot be created (a readonly global
 # of the same name) refuses the command.
 __gsh_guard() {
-	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 || return 1
+	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' || return 1
 	__gsh_c=$BASH_COMMAND
+	__gsh_no=${__gsh_cmdno@P}
+	# The user's SIGINT trap, set aside to abandon a refused line, is back before anything else
+	# runs. The text is `trap -p`'s; only that exact shape is read back (one single-quoted
+	# handler, whose commands are gated when it runs), never other code.
+	if [[ -n $__gsh_int_trap ]]; then
+		[[ $__gsh_int_trap =~ $__gsh_int_trap_re ]] && eval "$__gsh_int_trap"
+		__gsh_int_trap=''
+	fi
 	if [[ $__gsh_c =~ $__gsh_exit_re ]]; then
 		__gsh_s=0
+	elif [[ $__gsh_no != "$__gsh_line_no" ]] && ! __gsh_line "$__gsh_no"; then
+		__gsh_s=1
+	elif [[ $__gsh_line_ok != 1 && $__gsh_no == "$__gsh_line_no" && $HISTCMD == "$__gsh_line_hist" ]]; then
+		# The rest of a refused line (reached only where the abandon did not take): skipped.
+		__gsh_s=1
 	else
 		# The hook's own names and channel are refused here; the server still records it.
 		if [[ $__gsh_c =~ $__gsh_chan_re || $__gsh_c == *__gsh_* || $__gsh_c == *__GSH_* ]]; then
@@ -89,10 +133,69 @@ __gsh_guard() {
 	[[ $__gsh_s == 0 ]]
 }
 
+# The judgement of a new line, command number $1, before any of it runs: its history entry
+# (`fc -ln -0`, run in POSIX mode like all of the guard) goes whole to the server as a `line` request (to a fresh `--hook-check` in a
+# subshell or without the server). Returns 0 when the line may run. A refused line: the reason
+# once, then SIGINT to this shell, which abandons the line as Ctrl-C does (in a subshell: ends
+# the subshell); what still runs of it is skipped by the caller.
+__gsh_line() {
+	local __gsh_h=$HISTCMD __gsh_n='' __gsh_r='' __gsh_t='' __gsh_prev=$__gsh_line_hist \
+		__gsh_prev_no=$__gsh_line_no || return 1
+	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0
+	if [[ ! -o history ]] || ! shopt -q cmdhist || [[ $__gsh_h == "$__gsh_prev" ]]; then
+		__gsh_r="session guard: the submitted line was not recorded in history, so it cannot be judged (run it again)"
+	elif [[ -n $__gsh_prev && "$__gsh_h $__gsh_prev $1 $__gsh_prev_no" =~ ^[0-9]+( [0-9]+){3}$ ]] &&
+		((__gsh_h - __gsh_prev > $1 - __gsh_prev_no)); then
+		# More new entries than lines read since the last line judged here (lines in between
+		# were judged in a subshell): the line was split (cmdhist was off when it was read), or
+		# entries were loaded (`history -r`). Its last entry may not be all of it.
+		__gsh_r="session guard: the submitted line went into history as more than one entry, so it cannot be judged (run it again)"
+	elif [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
+		__gsh_n=$SRANDOM$SRANDOM
+		# The NUL ends the request even when fc fails (the server then refuses the line).
+		if { printf '%s line ' "$__gsh_n" && { builtin fc -ln -0 || :; } && printf '\0'; } 2>/dev/null 1>&"$__gsh_wfd" &&
+			IFS= read -r -t 20 -u "$__gsh_rfd" __gsh_r 2>/dev/null &&
+			[[ $__gsh_r == "$__gsh_n "* ]]; then
+			__gsh_r=${__gsh_r#"$__gsh_n "}
+			[[ $__gsh_r == allow ]] && __gsh_line_ok=1
+			__gsh_r=${__gsh_r#deny }
+		else
+			__gsh_broken=1
+			__gsh_n=''
+		fi
+	fi
+	if [[ -z $__gsh_n && $__gsh_line_ok != 1 && -z $__gsh_r ]]; then
+		__gsh_t=$(builtin fc -ln -0 2>/dev/null)
+		__gsh_t=${__gsh_t#$'\t'} # fc in POSIX mode: a tab, then the line
+		if [[ $__gsh_t == *__gsh_* || $__gsh_t == *__GSH_* ]]; then
+			__gsh_r="session guard: the session's own hook, variables and channel are off limits"
+		elif [[ -z ${__gsh_t//[[:space:]]/} ]]; then
+			__gsh_r="session guard: the submitted line could not be read from history, so it cannot be judged"
+		elif GUARDED_SH_CONFIG=$__gsh_config HONEY_POLICY_DIR=$__gsh_policy_dir \
+			HONEY_RISK_DISABLE=$__gsh_escape LD_PRELOAD='' LD_LIBRARY_PATH='' LD_AUDIT='' \
+			command "$__gsh_bin" --hook-check "$__gsh_t"; then
+			__gsh_line_ok=1
+		fi
+	fi
+	[[ $__gsh_line_ok == 1 ]] && return 0
+	[[ -n $__gsh_r ]] && printf 'guarded-sh: denied: %s\n' "$__gsh_r" >&2
+	# A subshell ends itself only: a signal to the session from here could arrive after the
+	# session has moved on to the next line. The session judges the line again at its next
+	# command of it (so the reason may be printed twice).
+	# A SIGINT the user traps or ignores would not abandon the line: that trap is set aside
+	# until the next command (in the session; a subshell ends whatever it was).
+	if [[ $BASHPID == "$$" ]]; then
+		__gsh_int_trap=$(builtin trap -p INT)
+		[[ -n $__gsh_int_trap ]] && builtin trap - INT
+	fi
+	builtin kill -INT "$BASHPID" 2>/dev/null
+	return 1
+}
+
 # `shopt login_shell` is off in this non-login shell, so bash's logout would refuse.
 logout() { exit "$@"; }
 
-readonly -f __gsh_guard logout
+readonly -f __gsh_guard __gsh_line logout
 readonly BASH_COMMAND SRANDOM PS4
 declare -r FUNCNEST
 
@@ -101,7 +204,7 @@ declare -r FUNCNEST
 # shadow what the guard calls (special builtins such as `unset` cannot be shadowed in POSIX
 # mode), re-assert functrace and extdebug, and decide. Words are quoted against aliases.
 # A tampered POSIXLY_CORRECT makes the trap fail, which skips the command: fail closed.
-trap -- '[[ -o posix ]] && __gsh_posix=1 || __gsh_posix=0; POSIXLY_CORRECT=y; [[ -o posix ]] && \unset -f command local printf read set shopt return exit unset && \set -T && \shopt -s extdebug && \__gsh_guard' DEBUG
+trap -- '[[ -o posix ]] && __gsh_posix=1 || __gsh_posix=0; POSIXLY_CORRECT=y; [[ -o posix ]] && \unset -f builtin command local printf read set shopt return exit unset kill fc trap eval && \set -T -o history && \shopt -s extdebug cmdhist lithist && \__gsh_guard' DEBUG
 
 # The login files, as a login bash reads them (bash ignores --rcfile in a login shell, so this
 # shell is not one), at the top level so their declarations stay global. Every command in

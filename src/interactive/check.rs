@@ -1,7 +1,10 @@
 //! One interactive decision: the session rules that need no analysis (`exit` and `logout` always
-//! run), completion of the loop and `case` headers bash reports as a command of their own, then
-//! the one gate (`gate::decide` on the session's surface) and its audit record.
+//! run, the hook's own names are off limits, a line that could not be read is refused),
+//! completion of the loop and `case` headers bash reports as a command of their own, then the
+//! one gate (`gate::decide` on the session's surface) and its audit record. A whole submitted
+//! line is gated exactly as `-c` gates the same text.
 
+use super::protocol::{line_text, Unit};
 use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
@@ -20,6 +23,35 @@ pub struct Decided {
 pub const HOOK_REFUSED: &str =
     "session guard: the session's own hook, variables and channel are off limits";
 
+/// Why a submitted line is refused when its history entry could not be read.
+pub const LINE_UNREADABLE: &str =
+    "session guard: the submitted line could not be read from history, so it cannot be judged";
+
+/// Decides a whole submitted line from `fc -ln -0`'s output and records the decision: the line
+/// is gated as `-c` gates it; a line that names the hook's own variables or functions is
+/// refused (as the hook refuses such a command), and output that holds no line is refused.
+pub fn decide_line(
+    ctx: &Context,
+    config: &Config,
+    fc_output: &str,
+    surface: Surface,
+    escape: bool,
+) -> Decided {
+    let Some(text) = line_text(fc_output) else {
+        let started = Instant::now();
+        let verdict = Verdict::deny(Stage::Session, "session.line_unreadable", LINE_UNREADABLE);
+        let record = Record::new(ctx, config, surface, fc_output, verdict, started);
+        return carry_out(config, &record, LINE_UNREADABLE.to_string());
+    };
+    let hook_refused = names_the_hook(text);
+    decide_unit(ctx, config, text, Unit::Line, surface, escape, hook_refused)
+}
+
+/// The hook's own functions and variables (`__gsh_*`, `__GSH_*`), spelled out in the text.
+pub fn names_the_hook(text: &str) -> bool {
+    text.contains("__gsh_") || text.contains("__GSH_")
+}
+
 /// Decides `text` (one `$BASH_COMMAND`) and records the decision; `surface` names the caller
 /// (the check server, or the hook in a fresh process). `hook_refused`: the hook has refused it
 /// already; it is analysed for the record and denied whatever the gate says.
@@ -27,6 +59,26 @@ pub fn decide(
     ctx: &Context,
     config: &Config,
     text: &str,
+    surface: Surface,
+    escape: bool,
+    hook_refused: bool,
+) -> Decided {
+    decide_unit(
+        ctx,
+        config,
+        text,
+        Unit::Command,
+        surface,
+        escape,
+        hook_refused,
+    )
+}
+
+fn decide_unit(
+    ctx: &Context,
+    config: &Config,
+    text: &str,
+    unit: Unit,
     surface: Surface,
     escape: bool,
     hook_refused: bool,
@@ -41,7 +93,7 @@ pub fn decide(
         );
         Record::new(ctx, config, surface, text, always, started)
     } else {
-        let assessment = gate(ctx, config, text, surface, escape);
+        let assessment = gate(ctx, config, text, unit, surface, escape);
         let mut verdict = assessment.verdict.clone();
         if hook_refused && verdict.allowed() {
             verdict = Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
@@ -54,19 +106,25 @@ pub fn decide(
         )
     };
     let verdict = &record.verdict;
-    let decided = Decided {
-        allowed: verdict.allowed(),
-        reason: match verdict.effect {
-            Effect::Allow => String::new(),
-            Effect::Deny => verdict.reason.clone(),
-            Effect::Held if hook_refused => verdict.reason.clone(),
-            Effect::Held => format!(
-                "approval required: {} (request {})",
-                verdict.reason, record.decision_id
-            ),
-        },
+    let reason = match verdict.effect {
+        Effect::Allow => String::new(),
+        Effect::Deny => verdict.reason.clone(),
+        Effect::Held if hook_refused => verdict.reason.clone(),
+        Effect::Held => format!(
+            "approval required: {} (request {})",
+            verdict.reason, record.decision_id
+        ),
     };
-    let delivery = audit::record(&config.audit, &record);
+    carry_out(config, &record, reason)
+}
+
+/// Records the decision; what the hook is told: the verdict, unless it could not be recorded.
+fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
+    let decided = Decided {
+        allowed: record.verdict.allowed(),
+        reason,
+    };
+    let delivery = audit::record(&config.audit, record);
     // An unrecorded decision is not carried out; leaving the session is always carried out.
     let leaving = record.verdict.reason_id == "session.exit";
     if let Some(refusal) = delivery.refusal(config.audit.required).filter(|_| !leaving) {
@@ -78,8 +136,16 @@ pub fn decide(
     decided
 }
 
-/// The gate for one command; a loop or `case` header is gated completed, so it parses.
-fn gate(ctx: &Context, config: &Config, text: &str, surface: Surface, escape: bool) -> Assessment {
+/// The gate for one command or line; a loop or `case` header (a command, never a line) is
+/// gated completed, so it parses.
+fn gate(
+    ctx: &Context,
+    config: &Config,
+    text: &str,
+    unit: Unit,
+    surface: Surface,
+    escape: bool,
+) -> Assessment {
     let overrides = Overrides::enforcing();
     let run = |t: &str| {
         let request = Request {
@@ -91,7 +157,7 @@ fn gate(ctx: &Context, config: &Config, text: &str, surface: Surface, escape: bo
         };
         gate::decide(ctx, config, &request)
     };
-    if let Some(completed) = complete_header(text) {
+    if let Some(completed) = complete_header(text).filter(|_| unit == Unit::Command) {
         let assessment = run(&completed);
         if !assessment
             .signals
@@ -184,11 +250,19 @@ mod tests {
             &ctx,
             &config,
             "for i in $(rm -rf /)",
+            Unit::Command,
             Surface::Interactive,
             false,
         );
         assert!(!gated.verdict.allowed());
-        let gated = gate(&ctx, &config, "for i in 1 2", Surface::Interactive, false);
+        let gated = gate(
+            &ctx,
+            &config,
+            "for i in 1 2",
+            Unit::Command,
+            Surface::Interactive,
+            false,
+        );
         assert!(!gated
             .signals
             .iter()

@@ -1,9 +1,12 @@
-//! The check server's wire format, pure. A request is `NONCE SP FLAG SP TEXT NUL`: the text is
-//! bash's `$BASH_COMMAND` (which cannot contain NUL); the flag is `-`, or `guard` when the hook
-//! has already refused the command itself (it touches the hook's own names or channel) and
-//! only wants it decided and recorded. A reply is one line, `NONCE SP allow` or
-//! `NONCE SP deny SP REASON`. The nonce is fresh per request, so a reply cannot be replayed or
-//! answered out of turn.
+//! The check server's wire format, pure. A request is `NONCE SP FLAG SP TEXT NUL`. The flag is
+//! `-` for one simple command (the text is bash's `$BASH_COMMAND`, which cannot contain NUL),
+//! `guard` for one the hook has already refused itself (it touches the hook's own names or
+//! channel) and only wants decided and recorded, or `line` for a whole submitted line: the text
+//! is then what `fc -ln -0` printed for the line's history entry (the hook runs it in POSIX
+//! mode, where fc prints a tab before the text and a newline after it), which [`line_text`]
+//! takes apart. A reply is one line,
+//! `NONCE SP allow` or `NONCE SP deny SP REASON`. The nonce is fresh per request, so a reply
+//! cannot be replayed or answered out of turn.
 
 /// What the server answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,34 +15,55 @@ pub enum Reply {
     Deny(String),
 }
 
+/// What a request asks about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// One simple command, as the DEBUG trap sees it.
+    Command,
+    /// A whole submitted line, before any part of it runs.
+    Line,
+}
+
 /// One parsed request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request<'a> {
     pub nonce: &'a str,
+    pub unit: Unit,
     /// The hook refused the command itself.
     pub hook_refused: bool,
     pub text: String,
 }
 
-/// Parses a request (without its NUL). The nonce is 1 to 40 ASCII digits and the flag `-` or
-/// `guard`; anything else is malformed.
+/// Parses a request (without its NUL). The nonce is 1 to 40 ASCII digits and the flag `-`,
+/// `guard` or `line`; anything else is malformed.
 pub fn parse_request(request: &[u8]) -> Option<Request<'_>> {
     let mut parts = request.splitn(3, |b| *b == b' ');
     let nonce = std::str::from_utf8(parts.next()?).ok()?;
     if nonce.is_empty() || nonce.len() > 40 || !nonce.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let hook_refused = match parts.next()? {
-        b"-" => false,
-        b"guard" => true,
+    let (unit, hook_refused) = match parts.next()? {
+        b"-" => (Unit::Command, false),
+        b"guard" => (Unit::Command, true),
+        b"line" => (Unit::Line, false),
         _ => return None,
     };
     let text = String::from_utf8_lossy(parts.next()?).into_owned();
     Some(Request {
         nonce,
+        unit,
         hook_refused,
         text,
     })
+}
+
+/// The line itself from `fc -ln -0`'s output in POSIX mode: the leading tab and the newlines
+/// after it removed. `None` when the output is not in that shape or holds no command (no
+/// history entry, an error): the line cannot be judged.
+pub fn line_text(fc_output: &str) -> Option<&str> {
+    let rest = fc_output.strip_prefix('\t')?;
+    let text = rest.trim_end_matches('\n');
+    (!text.trim().is_empty()).then_some(text)
 }
 
 /// One reply line, newline-terminated; the reason is kept on one line.
@@ -62,28 +86,46 @@ mod tests {
 
     #[test]
     fn requests() {
-        let r = |nonce, hook_refused, text: &str| {
+        let r = |nonce, unit, hook_refused, text: &str| {
             Some(Request {
                 nonce,
+                unit,
                 hook_refused,
                 text: text.into(),
             })
         };
-        assert_eq!(parse_request(b"12 - ls -l"), r("12", false, "ls -l"));
-        assert_eq!(parse_request(b"7 - "), r("7", false, ""));
+        let (c, l) = (Unit::Command, Unit::Line);
+        assert_eq!(parse_request(b"12 - ls -l"), r("12", c, false, "ls -l"));
+        assert_eq!(parse_request(b"7 - "), r("7", c, false, ""));
         assert_eq!(
             parse_request(b"7 guard exec 63<f"),
-            r("7", true, "exec 63<f")
+            r("7", c, true, "exec 63<f")
         );
         assert_eq!(
             parse_request(b"7 - cat <<E\nx\nE\n"),
-            r("7", false, "cat <<E\nx\nE\n")
+            r("7", c, false, "cat <<E\nx\nE\n")
         );
+        assert_eq!(
+            parse_request(b"8 line \t a; b\n"),
+            r("8", l, false, "\t a; b\n")
+        );
+        assert_eq!(parse_request(b"8 line-guard a"), None);
         assert_eq!(parse_request(b"x1 - ls"), None);
         assert_eq!(parse_request(b" - ls"), None);
         assert_eq!(parse_request(b"123"), None);
         assert_eq!(parse_request(b"123 -"), None);
         assert_eq!(parse_request(b"123 allow ls"), None);
+    }
+
+    #[test]
+    fn line_texts() {
+        assert_eq!(line_text("\techo a;  b\n"), Some("echo a;  b"));
+        assert_eq!(line_text("\t*glob\n"), Some("*glob"));
+        assert_eq!(line_text("\t lead\n"), Some(" lead"));
+        assert_eq!(line_text("\tcat <<E\nx\nE\n\n"), Some("cat <<E\nx\nE"));
+        assert_eq!(line_text(""), None);
+        assert_eq!(line_text("\t \n"), None);
+        assert_eq!(line_text("echo a\n"), None);
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The check server (`guarded-sh --serve`), started once per session by the hook as a bash
-//! coprocess: reads NUL-terminated requests on stdin, decides each with the session's trusted
+//! coprocess: reads NUL-terminated requests on stdin (a simple command, or a whole submitted
+//! line before any of it runs), decides each with the session's trusted
 //! environment, audits it, and answers one line on stdout. It makes itself non-dumpable so the
 //! gated user can neither attach to it nor open its pipes through `/proc`.
 
 use super::check;
-use super::protocol::{format_reply, parse_request, Reply};
+use super::protocol::{format_reply, parse_request, Reply, Unit};
 use crate::config::Config;
 use crate::context::Context;
 use crate::verdict::Surface;
@@ -39,14 +40,19 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                 if let Ok(cwd) = std::fs::read_link(&parent_cwd) {
                     ctx.cwd = cwd.display().to_string();
                 }
-                let decided = check::decide(
-                    &ctx,
-                    config,
-                    &req.text,
-                    Surface::Interactive,
-                    escape,
-                    req.hook_refused,
-                );
+                let decided = match req.unit {
+                    Unit::Line => {
+                        check::decide_line(&ctx, config, &req.text, Surface::Interactive, escape)
+                    }
+                    Unit::Command => check::decide(
+                        &ctx,
+                        config,
+                        &req.text,
+                        Surface::Interactive,
+                        escape,
+                        req.hook_refused,
+                    ),
+                };
                 let reply = if decided.allowed {
                     Reply::Allow
                 } else {

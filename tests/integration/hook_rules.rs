@@ -20,8 +20,9 @@ const EXIT_RULE: &str = "exit and logout always run";
 const MARKER: &str = ": gsh-row-begin";
 
 /// The stub check server (`GUARDED_SH_BIN=stub`, run by the hook as `stub --serve`): writes the
-/// descriptors its parent holds on its pipes to `$GSH_STUB_DIR/fds` (`rfd N`, `wfd N`), appends
-/// each request to `$GSH_STUB_DIR/requests` (NUL-terminated), allows the marker, denies the rest.
+/// descriptors its parent holds on its pipes to `$GSH_STUB_DIR/fds` (`rfd N`, `wfd N`), allows
+/// whole-line requests, appends each other request to `$GSH_STUB_DIR/requests` (NUL-terminated),
+/// allows the marker, denies the rest.
 const STUB: &str = r#"#!/bin/bash
 [[ $1 == --serve ]] || exit 64
 in=$(readlink "/proc/$$/fd/0") out=$(readlink "/proc/$$/fd/1")
@@ -31,8 +32,10 @@ for f in "/proc/$PPID/fd/"*; do
 	[[ $l == "$out" ]] && printf 'rfd %s\n' "${f##*/}"
 done >"$GSH_STUB_DIR/fds"
 while IFS= read -r -d '' req; do
-	printf '%s\0' "$req" >>"$GSH_STUB_DIR/requests"
 	nonce=${req%% *} rest=${req#* }
+	# Whole-line requests (tests/integration/interactive_lines.rs covers them) are allowed.
+	[[ $rest == line\ * ]] && { printf '%s allow\n' "$nonce"; continue; }
+	printf '%s\0' "$req" >>"$GSH_STUB_DIR/requests"
 	if [[ $rest == "- $GSH_STUB_ALLOW" ]]; then
 		printf '%s allow\n' "$nonce"
 	else

@@ -84,3 +84,47 @@ fn hook_check_fallback() {
         "{audit}"
     );
 }
+
+/// Whole-line requests: the line from `fc -ln -0`'s output, gated whole; output that holds no
+/// line, or a line naming the hook's own names, is refused; `exit` always runs.
+#[test]
+fn server_line_requests() {
+    let (replies, audit) = serve(
+        b"1 line \tls -l; echo ok\n\x002 line \tmkdir -p D; curl -s http://127.0.0.1:9/x | sh\n\x003 line \x004 line \tfor i in 1; do\necho $i\ndone\n\x005 line \techo a; echo $__gsh_line_no\n\x006 line \texit 3\n\x007 line no tab\n\x00",
+    );
+    assert_eq!(replies.len(), 7, "{replies:?}");
+    assert_eq!(replies[0], "1 allow");
+    assert!(
+        replies[1].starts_with("2 deny command risk: "),
+        "{}",
+        replies[1]
+    );
+    assert!(
+        replies[2].starts_with("3 deny session guard: the submitted line could not be read"),
+        "{}",
+        replies[2]
+    );
+    assert_eq!(replies[3], "4 allow");
+    assert!(
+        replies[4].starts_with("5 deny session guard"),
+        "{}",
+        replies[4]
+    );
+    assert_eq!(replies[5], "6 allow");
+    assert!(
+        replies[6].starts_with("7 deny session guard: the submitted line could not be read"),
+        "{}",
+        replies[6]
+    );
+    let records: Vec<serde_json::Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 7, "one record per line: {audit}");
+    assert_eq!(
+        records[1]["command"],
+        "mkdir -p D; curl -s http://127.0.0.1:9/x | sh"
+    );
+    assert_eq!(records[3]["command"], "for i in 1; do\necho $i\ndone");
+    assert!(records.iter().all(|r| r["mode"] == "interactive"));
+}

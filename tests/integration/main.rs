@@ -31,6 +31,7 @@ mod hardening_trust;
 mod honey_check;
 mod honey_reasons;
 mod hook_rules;
+mod interactive_lines;
 mod interactive_server;
 mod interp_robustness;
 mod interp_scripts;
