@@ -1,6 +1,6 @@
 //! Whole-process cost of the gate, side by side in one run: `guarded-sh -c true` against
-//! `bash -c true` and `dash -c true`, with no policy, the baseline policy, the six reference
-//! examples together, and 50 generated policies; and a floor, a static C program that only execs
+//! `bash -c true` and `dash -c true`, with no policy, the baseline policy, six and 50
+//! generated policies; and a floor, a static C program that only execs
 //! `bash -c true`. Every round runs each row once, in a fresh random order, so drift and the
 //! previous process's after-effects hit every row alike; medians and ratios are printed.
 //!
@@ -69,22 +69,22 @@ impl Row {
     }
 }
 
-/// The guarded-sh scenarios: name, command, policy directory (`None`: policy disabled). The
-/// examples include an allowlist without `true`; `echo` is on it and, like `true`, a builtin, so
-/// the real shell does the same work and the command is allowed, not denied. Both are plain
-/// command lines (`parse::plain_words`); the `>/dev/null` row is the same command through
-/// tree-sitter.
-fn scenarios(root: &Path, generated: &Path) -> Vec<(&'static str, &'static str, Option<PathBuf>)> {
+/// The guarded-sh scenarios: name, command, policy directory (`None`: policy disabled). Six
+/// small policies: the generated base and five rules (the reference examples each bring a
+/// `default allow`, so they no longer load as one directory). `echo` is a builtin, like `true`,
+/// so the real shell does the same work; both are plain command lines (`parse::plain_words`);
+/// the `>/dev/null` row is the same command through tree-sitter.
+fn scenarios(
+    root: &Path,
+    six: &Path,
+    fifty: &Path,
+) -> Vec<(&'static str, &'static str, Option<PathBuf>)> {
     vec![
         ("no policy", "true", None),
         ("baseline policy", "true", Some(root.join("policies"))),
-        ("six examples", "echo", Some(root.join("policies/examples"))),
-        (
-            "six examples",
-            "echo >/dev/null",
-            Some(root.join("policies/examples")),
-        ),
-        ("50 policies", "true", Some(generated.to_path_buf())),
+        ("six policies", "echo", Some(six.to_path_buf())),
+        ("six policies", "echo >/dev/null", Some(six.to_path_buf())),
+        ("50 policies", "true", Some(fifty.to_path_buf())),
     ]
 }
 
@@ -146,7 +146,7 @@ fn write_config(dir: &Path, name: &str, policy: Option<&Path>) -> PathBuf {
 }
 
 fn generated_policies(dir: &Path, n: usize) -> PathBuf {
-    let p = dir.join("generated");
+    let p = dir.join(format!("generated-{n}"));
     std::fs::create_dir_all(&p).ok();
     let mut base = String::from("package honey\nimport rego.v1\n\ndefault allow := true\ndefault deny_reason := \"\"\ndefault decision := \"allow\"\n\ndeny_reason := concat(\"; \", sort(deny_reasons))\nallow := false if count(deny_reasons) > 0\n");
     base.push_str("deny_reasons contains \"never\" if { input.command.raw == \"__never__\" }\n");
@@ -223,7 +223,8 @@ fn main() {
     }
     let tmp = std::env::temp_dir().join(format!("gsh-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).ok();
-    let generated = generated_policies(&tmp, 50);
+    let six = generated_policies(&tmp, 6);
+    let fifty = generated_policies(&tmp, 50);
 
     let mut rows = vec![
         Row::new(
@@ -249,7 +250,7 @@ fn main() {
             &[],
         ));
     }
-    let scenarios = scenarios(&root, &generated);
+    let scenarios = scenarios(&root, &six, &fifty);
     for (k, (scenario, command, policy)) in scenarios.iter().enumerate() {
         if policy.as_ref().is_some_and(|p| !p.is_dir()) {
             eprintln!("skipping {scenario}: {policy:?} missing");

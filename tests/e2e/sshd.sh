@@ -372,6 +372,11 @@ send "rm -rf ~/victim \$GSH_NOPE/x\r"
 step critical-denied {guarded-sh: denied}
 send "test -e ~/victim && echo still-\$((4*4))\r"
 step session-continues {still-16}
+# The line is judged whole before any of it runs: neither of its harmless parts runs either.
+send "touch ~/part-a; rm -rf ~/victim \$GSH_NOPE/x; touch ~/part-b\r"
+step whole-line-denied {guarded-sh: denied}
+send "test -e ~/part-a || test -e ~/part-b || echo no-part-ran-\$((2*11))\r"
+step whole-line-nothing-ran {no-part-ran-22}
 foreach {name attempt} {
   trap-removed {trap - DEBUG}
   enable-n-trap {enable -n trap}
@@ -395,7 +400,7 @@ foreach {name attempt} {
   }
 }
 send "__gsh_guard() { :; }\r"
-step tamper-redefine-hook {readonly function}
+step tamper-redefine-hook {guarded-sh: denied|readonly function}
 send "rm -rf ~/victim \$GSH_NOPE/x\r"
 step still-gated-after-tampering {guarded-sh: denied}
 send "test -e ~/victim && echo intact-\$((9*9))\r"
