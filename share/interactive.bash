@@ -219,3 +219,8 @@ elif [[ -r ~/.bash_login ]]; then
 elif [[ -r ~/.profile ]]; then
 	. ~/.profile
 fi
+
+# One more command after the login files, so the trap re-asserts history (`set -o history`,
+# cmdhist, lithist) before the first line is read: a login file's last command cannot leave that
+# line out of history, where its judgement could not tell it was missing.
+:
