@@ -419,7 +419,7 @@ while read -r name verdict; do
 	[[ -n $name ]] || continue
 	if [[ $verdict == ok ]]; then pass "interactive: $name"; else fail "interactive: $name" "see $T/session.log"; fi
 done <<<"$interactive"
-if [[ $(wc -l <<<"$interactive") -eq 18 ]]; then
+if [[ $(wc -l <<<"$interactive") -eq 20 ]]; then
 	pass "interactive: every step reported"
 else
 	fail "interactive: every step reported" "$(wc -l <<<"$interactive") results"
