@@ -85,7 +85,7 @@ echo "== shellcheck (every script in the repo but the review fixtures, which are
 git ls-files -z | while IFS= read -r -d '' f; do
   [[ $f == tests/review/* || -L $f ]] && continue
   if head -n 1 "$f" | grep -qE '^#!.*[/ ](ba|da)?sh( |$)'; then printf '%s\0' "$f"; fi
-done | xargs -0 shellcheck
+done | xargs -0 shellcheck -x
 echo "== module graph of src/ (no import cycle between top-level modules)"
 tests/module_cycles.sh src >/dev/null
 echo "== cargo test"

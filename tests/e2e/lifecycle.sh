@@ -28,32 +28,12 @@ DEV_LOG=/dev/log
 UA=gsinst-a
 UB=gsinst-b
 GROUP=gsinst-approvers
-passed=0
-failed=0
-skipped=0
+# shellcheck source=tests/e2e/checks.sh
+. "$REPO/tests/e2e/checks.sh"
 
 [[ $(id -u) == 0 ]] || {
 	echo "tests/e2e/lifecycle.sh: run as root" >&2
 	exit 2
-}
-
-pass() {
-	passed=$((passed + 1))
-	printf 'ok   %s\n' "$1"
-}
-fail() {
-	failed=$((failed + 1))
-	printf 'FAIL %s%s\n' "$1" "${2:+ ($2)}"
-}
-skip() {
-	skipped=$((skipped + 1))
-	printf 'skip %s (%s)\n' "$1" "$2"
-}
-# check NAME CMD...: one check, by the status of CMD.
-check() {
-	local name=$1
-	shift
-	if "$@" >>"$T/check.log" 2>&1; then pass "$name"; else fail "$name" "see $T/check.log"; fi
 }
 shell_of() { getent passwd "$1" | cut -d: -f7; }
 # A file's identity and times: equal before and after means it was not rewritten.

@@ -17,28 +17,13 @@ TUSER=${GSH_E2E_USER:-gshe2e}
 BIN=/usr/local/bin/guarded-sh
 HOOK=/usr/local/lib/guarded-sh/interactive.bash
 POLICIES=/etc/guarded-sh/policies
-passed=0
-failed=0
 started=$SECONDS
+# shellcheck source=tests/e2e/checks.sh
+. "$REPO/tests/e2e/checks.sh"
 
 [[ $(id -u) == 0 ]] || {
 	echo "tests/e2e/sshd.sh: run as root" >&2
 	exit 2
-}
-
-pass() {
-	passed=$((passed + 1))
-	printf 'ok   %s\n' "$1"
-}
-fail() {
-	failed=$((failed + 1))
-	printf 'FAIL %s%s\n' "$1" "${2:+ ($2)}"
-}
-# check NAME CMD...: one check, by the status of CMD.
-check() {
-	local name=$1
-	shift
-	if "$@" >>"$T/check.log" 2>&1; then pass "$name"; else fail "$name" "see $T/check.log"; fi
 }
 
 # --- packages -------------------------------------------------------------------------

@@ -127,12 +127,7 @@ fn session(s: &Setup, run_dir: &str, lines: &[&str]) -> Session {
 
 fn hook_setup() -> Setup {
     let s = Setup::with("[policy]\nenabled = false\n");
-    s.write("stub", STUB);
-    std::fs::set_permissions(
-        s.path("stub"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    s.write_executable("stub", STUB);
     std::fs::create_dir(s.path("home")).unwrap();
     s
 }

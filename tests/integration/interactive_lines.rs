@@ -7,7 +7,7 @@
 use crate::setup::{run, table, unescape, Setup, BIN, REPO};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// The stub check server (`GUARDED_SH_BIN=stub`, run by the hook as `stub --serve`): denies
@@ -82,12 +82,7 @@ fn scenarios() -> Vec<Scenario> {
 /// The configuration (no policy directory: the built-in critical patterns decide) and the stub.
 fn session_setup() -> Setup {
     let s = Setup::with("[policy]\ncache_dir = \"{dir}/no-cache\"\n");
-    s.write("stub", STUB);
-    std::fs::set_permissions(
-        s.path("stub"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    s.write_executable("stub", STUB);
     s
 }
 
@@ -206,24 +201,12 @@ fn case_rows() -> Vec<(String, String)> {
 }
 
 /// The check server's verdict on each text sent as a `line` request, as the hook sends it.
-fn line_verdicts(s: &Setup, texts: &[&str]) -> Vec<bool> {
-    let mut child = s
-        .command(&["--serve"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+fn line_verdicts(texts: &[&str]) -> Vec<bool> {
     let mut requests = Vec::new();
     for (i, t) in texts.iter().enumerate() {
         write!(requests, "{} line \t{t}\n\0", i + 1).unwrap();
     }
-    child.stdin.take().unwrap().write_all(&requests).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let replies: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let (replies, _audit) = crate::interactive_server::serve(&requests);
     assert_eq!(replies.len(), texts.len(), "{replies:?}");
     replies
         .iter()
@@ -251,7 +234,7 @@ fn a_line_gets_the_verdict_of_dash_c() {
     );
     let rows = case_rows();
     let texts: Vec<&str> = rows.iter().map(|(_, t)| t.as_str()).collect();
-    let session = line_verdicts(&s, &texts);
+    let session = line_verdicts(&texts);
     let mut failures = Vec::new();
     let (mut allowed, mut denied) = (0, 0);
     for ((at, text), in_session) in rows.iter().zip(session) {

@@ -92,6 +92,13 @@ impl Setup {
         p
     }
 
+    /// Writes `text` as an executable (0755) file, such as a stub program.
+    pub fn write_executable(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.write(name, text);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
     /// A command for the binary with this configuration and no escape or policy variables.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(BIN);
