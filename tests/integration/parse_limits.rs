@@ -146,6 +146,10 @@ fn deep_nesting_does_not_overflow_a_small_stack() {
                 "$(".repeat(100_000),
                 format!("{}ls{}", "{ ".repeat(100_000), "; }".repeat(100_000)),
                 format!("echo {}", "{a,".repeat(50_000)),
+                // Wrapper chains: each wrapper is one more level of the lowering's recursion.
+                format!("{}true", "sudo ".repeat(100_000)),
+                format!("{}true", "env nice nohup ".repeat(30_000)),
+                format!("bash -c '{}true'", "command ".repeat(400)),
             ] {
                 let analysis = analyse(&text, &limits);
                 out.push((analysis.limits.clone(), detect(&analysis).len()));
@@ -161,6 +165,33 @@ fn deep_nesting_does_not_overflow_a_small_stack() {
         }),
         "{results:?}"
     );
+    for (row, (limits, _)) in results.iter().enumerate().skip(5) {
+        assert!(
+            limits.contains(&Limit::Depth {
+                max: Limits::default().max_depth
+            }),
+            "row {row}, a wrapper chain past max_depth: {limits:?}"
+        );
+    }
+}
+
+/// A wrapper chain within the bound is followed to its end: what the last wrapper runs is seen.
+#[test]
+fn a_long_wrapper_chain_is_followed_to_its_command() {
+    let depth = Limits::default().max_depth;
+    let within = format!("{}rm -rf /", "sudo ".repeat(depth - 1));
+    let (ids, deny) = run(&within, &Limits::default());
+    assert!(ids.contains(&"DELETE_ROOT_PATH") && deny, "{ids:?}");
+    let (ids, _) = run(
+        &format!("{}ls", "sudo ".repeat(depth - 1)),
+        &Limits::default(),
+    );
+    assert!(!ids.contains(&"SYNTAX_TOO_DEEP"), "{ids:?}");
+    let (ids, deny) = run(
+        &format!("{}ls", "sudo ".repeat(depth + 1)),
+        &Limits::default(),
+    );
+    assert!(ids.contains(&"SYNTAX_TOO_DEEP") && deny, "{ids:?}");
 }
 
 #[test]

@@ -61,11 +61,28 @@ fn table() -> Vec<(usize, bool, String)> {
 fn same_as_grammar(line: &str) -> Result<(), String> {
     let limits = Limits::default();
     let fast = analyse(line, &limits);
-    let reference = analyse_grammar_only(line, &limits);
+    let mut reference = analyse_grammar_only(line, &limits);
+    // The parser's step count is the grammar path's cost, not part of what the line means; the
+    // plain path takes none.
+    if fast.parse_steps != 0 {
+        return Err(format!("the plain path counted parser steps for {line:?}"));
+    }
+    reference.parse_steps = 0;
     let (f, r) = (format!("{fast:#?}"), format!("{reference:#?}"));
     if f != r {
+        let first = f
+            .lines()
+            .zip(r.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(f.lines().count().min(r.lines().count()));
+        let around = |s: &str| -> String {
+            let lines: Vec<&str> = s.lines().collect();
+            lines[first.saturating_sub(3)..(first + 3).min(lines.len())].join("\n")
+        };
         return Err(format!(
-            "IR differs for {line:?}\nplain path:\n{f}\ngrammar:\n{r}"
+            "IR differs for {line:?} at line {first} of its Debug\nplain path:\n{}\ngrammar:\n{}",
+            around(&f),
+            around(&r)
         ));
     }
     let (fs, rs) = (
@@ -342,4 +359,33 @@ fn long_words_and_the_size_bound() {
         "a line past max_bytes is refused: {:?}",
         analysis.limits
     );
+}
+
+/// Lines as wide as the fuzzer makes them (4 KiB): many short words, runs of separators, words
+/// the option grammars read (`-`, `--`, clusters), each agreeing with the grammar path.
+#[test]
+fn wide_lines_agree_with_the_grammar() {
+    let shapes = [
+        format!("echo{}", " a".repeat(2040)),
+        format!("rm{}", " -".repeat(2040)),
+        format!("rm{}", " --".repeat(1360)),
+        format!("find /{}", " -delete".repeat(500)),
+        format!("a{}b", "\t".repeat(4000)),
+        format!("x{}", " 1".repeat(2040)),
+        format!("sudo{}", " sudo".repeat(800)),
+        format!("env{}", " env".repeat(1000)),
+        format!("chmod -R 777 {}", "/ ".repeat(2000)),
+        "a ".repeat(2048),
+    ];
+    let failures: Vec<String> = shapes
+        .iter()
+        .filter_map(|line| same_as_grammar(line).err())
+        .map(|e| {
+            e.chars()
+                .skip(e.find(" at line ").unwrap_or(0))
+                .take(900)
+                .collect()
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

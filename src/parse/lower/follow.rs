@@ -38,6 +38,14 @@ impl Lowerer<'_> {
                     if words.is_empty() {
                         continue;
                     }
+                    // A wrapper chain (`sudo sudo … rm`) is bounded like syntax nesting: the
+                    // recursion per wrapper would otherwise overflow the stack on a long one.
+                    if ctx.ir.via.len() >= self.limits.max_depth {
+                        self.limit(Limit::Depth {
+                            max: self.limits.max_depth,
+                        });
+                        continue;
+                    }
                     let name = words.remove(0);
                     let mut c = ctx.clone();
                     c.ir.via.push(via);
