@@ -7,10 +7,14 @@
 # group and approval directories when the configuration has `[approval] group`, a warmed policy
 # cache and an /etc/shells entry. `--user NAME` then makes guarded-sh NAME's login shell, but only
 # after a self-test of the installed binary passes as that user; on a current install it changes
-# only that account. `--uninstall` reverses the install, restoring the login shells it changed; it
-# keeps approval state and audit files unless `--purge` is given too.
+# only that account, and then warns about each sshd setting (read from `sshd -T` for NAME) that
+# lets NAME around the login shell (share/sshd-settings.sh). `--uninstall` reverses the install,
+# restoring the login shells it changed; it keeps approval state and audit files unless `--purge`
+# is given too.
 #
-#   ./install.sh [--binary PATH] [--user NAME]...     install (builds a static binary if no PATH)
+#   ./install.sh [--binary PATH] [--user NAME]... [--sshd-config FILE]
+#                                                     install (builds a static binary if no PATH);
+#                                                     FILE: sshd's config when not the default
 #   ./install.sh --remove-user NAME [--remove-user NAME]...
 #                                                     NAME's previous login shell back, nothing else
 #   ./install.sh --uninstall [--purge] [--user NAME]... restore users, remove what was installed
@@ -21,6 +25,7 @@ set -euo pipefail
 BIN=/usr/local/bin/guarded-sh
 LIB=/usr/local/lib/guarded-sh
 HOOK=$LIB/interactive.bash
+SSHD_CHECK=$LIB/sshd-settings.sh
 ETC=/etc/guarded-sh
 CONFIG=$ETC/config.toml
 POLICIES=$ETC/policies
@@ -40,6 +45,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 binary=""
 users=()
 remove_users=()
+sshd_config=""
 action=install
 purge=false
 
@@ -65,6 +71,11 @@ while (($#)); do
 	--user)
 		[[ $# -ge 2 ]] || usage
 		users+=("$2")
+		shift 2
+		;;
+	--sshd-config)
+		[[ $# -ge 2 ]] || usage
+		sshd_config=$2
 		shift 2
 		;;
 	--remove-user)
@@ -345,9 +356,10 @@ install_files() {
 	fi
 	mv -f "$BIN.new" "$BIN"
 
-	say "hook        $HOOK (0644 root)"
+	say "hook        $HOOK (0644 root); sshd settings check $SSHD_CHECK"
 	install -d -o root -g root -m 0755 "$LIB" "$LIB/shims"
 	install -o root -g root -m 0644 "$REPO/share/interactive.bash" "$HOOK"
+	install -o root -g root -m 0755 "$REPO/share/sshd-settings.sh" "$SSHD_CHECK"
 	local n
 	for n in sh bash dash; do
 		ln -sfn "$BIN" "$LIB/shims/$n"
@@ -382,6 +394,7 @@ install_is_current() {
 	sha256sum --check --status "$INSTALLED_SUMS" 2>/dev/null || return 1
 	[[ -z $binary || $(sha "$binary") == "$(sha "$BIN")" ]] || return 1
 	[[ $(sha "$REPO/share/interactive.bash") == "$(sha "$HOOK")" ]] || return 1
+	[[ -e $SSHD_CHECK && $(sha "$REPO/share/sshd-settings.sh") == "$(sha "$SSHD_CHECK")" ]] || return 1
 	for n in sh bash dash; do
 		[[ $(readlink "$LIB/shims/$n") == "$BIN" ]] || return 1
 	done
@@ -441,6 +454,13 @@ set_login_shell() {
 	fi
 	usermod -s "$BIN" "$user"
 	say "user $user: login shell $previous -> $BIN (previous shell recorded in $STATE/previous-shell.$user)"
+}
+
+# Warns about each sshd setting that lets USER around the login shell; never fails the install
+# (the warnings are the point, and an sshd that cannot be read is said so).
+check_sshd_settings() {
+	local user=$1
+	"$REPO/share/sshd-settings.sh" ${sshd_config:+--sshd-config "$sshd_config"} "$user" || true
 }
 
 # Gives USER the login shell recorded before guarded-sh (or /bin/bash, also when the recorded
@@ -588,6 +608,7 @@ install)
 	fi
 	for user in "${users[@]}"; do
 		set_login_shell "$user"
+		check_sshd_settings "$user"
 	done
 	say "done"
 	;;

@@ -5,7 +5,9 @@
 # outside its temporary directories), the policy unit tests, the OPA differential oracle, the fuzz
 # smoke run, and the root-only parts that modify the host: the approval tests with throwaway
 # users, the install of the static release build, install.sh's lifecycle (--user, --remove-user,
-# the audit sink, the baseline conffile, approvals, --uninstall, --purge), and a real sshd end to end.
+# the audit sink, the baseline conffile, approvals, sshd's settings, --uninstall, --purge), the
+# sshd settings check against sshd's own reading of a table of configurations, and a real sshd
+# end to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,8 +79,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "== cargo fmt --check"
+echo "== cargo fmt --check (the crate and the fuzz crate, a workspace of its own)"
 cargo fmt --check
+(cd fuzz && cargo fmt --check)
 echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --all-targets -- -D warnings
 echo "== shellcheck (every script in the repo but the review fixtures, which are input)"
@@ -105,6 +108,7 @@ if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >
 fi
 step "fuzz smoke (each target briefly)" env FUZZ_SECONDS=15 tests/fuzz_smoke.sh
 step "second-person approval through real users (root only; creates and removes them)" approval_flow
+step "sshd's settings check (share/sshd-settings.sh against sshd -T; root)" tests/e2e/sshd_settings.sh
 echo "== install.sh (static, non-PIE release build), its lifecycle, and the end-to-end test through a real sshd"
 ./install.sh
 GSH_E2E_BINARY="$PWD/target/x86_64-unknown-linux-gnu/release/guarded-sh" tests/e2e/lifecycle.sh

@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
         let mut reference = analyse_grammar_only(&text, &Limits::default());
         // The parser's step count is the grammar's cost (a long plain line takes some), not
         // part of what the line means; the plain path takes none.
-        assert_eq!(analysis.parse_steps, 0, "the plain path counted parser steps");
+        assert_eq!(
+            analysis.parse_steps, 0,
+            "the plain path counted parser steps"
+        );
         reference.parse_steps = 0;
         assert_eq!(
             format!("{analysis:?}"),
@@ -56,7 +59,10 @@ fuzz_target!(|data: &[u8]| {
                 "critical signal not denied by the built-in floor: {verdict:?}"
             );
         } else if mode == Mode::Command {
-            assert!(verdict.allowed() && verdict.stage == Stage::Passed, "{verdict:?}");
+            assert!(
+                verdict.allowed() && verdict.stage == Stage::Passed,
+                "{verdict:?}"
+            );
         }
     }
 });

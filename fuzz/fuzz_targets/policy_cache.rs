@@ -80,5 +80,9 @@ fuzz_target!(|data: &[u8]| {
     // Whatever happened to the file, the decision is the one the uncorrupted policy gives.
     let policy = engine::load(&f.policies, &CacheMode::Dir(f.cache.clone()));
     let decision = policy.ok().and_then(|p| p.evaluate(&input()).ok());
-    assert_eq!(decision.as_ref(), Some(&f.expected), "a corrupted cache file changed the decision");
+    assert_eq!(
+        decision.as_ref(),
+        Some(&f.expected),
+        "a corrupted cache file changed the decision"
+    );
 });

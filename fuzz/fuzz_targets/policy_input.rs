@@ -92,6 +92,9 @@ fuzz_target!(|data: &[u8]| {
     });
     let verdict = decide(false, &found, Mode::Command, Some(policy.as_ref().copied()));
     if first_critical(&found).is_some() {
-        assert!(verdict.effect == Effect::Deny, "critical allowed: {verdict:?}");
+        assert!(
+            verdict.effect == Effect::Deny,
+            "critical allowed: {verdict:?}"
+        );
     }
 });

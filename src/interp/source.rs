@@ -6,6 +6,7 @@ use super::args::{code_args, Found};
 use crate::ir::{
     piped_text, Analysis, Code, Command, Language, Origin, Stdin, Word, PROCESS_STDIN,
 };
+use crate::parse::shebang;
 
 /// The language an interpreter name runs (`python3.11` → Python, `gawk` → Awk).
 pub fn language(base: &str) -> Option<Language> {
@@ -128,35 +129,6 @@ fn shebang_script(cmd: &Command, analysis: &Analysis) -> Option<Code> {
     })
 }
 
-/// The interpreter a `#!` line names: `#!/usr/bin/python3 -u` → `python3`,
-/// `#!/usr/bin/env -S python3 -E` → `python3`.
-pub fn shebang(text: &str) -> Option<String> {
-    let line = text.strip_prefix("#!")?.lines().next()?;
-    let mut words = line.split_whitespace();
-    let first = words.next()?;
-    let base = first.rsplit('/').next().unwrap_or(first);
-    if base != "env" {
-        return Some(base.to_string());
-    }
-    let mut words = words.peekable();
-    while let Some(w) = words.next() {
-        if w == "-S" || w == "--split-string" || w.starts_with('-') && !w.starts_with("-S") {
-            if matches!(w, "-u" | "--unset" | "-C" | "--chdir") {
-                words.next();
-            }
-            continue;
-        }
-        if let Some(rest) = w.strip_prefix("-S") {
-            return Some(rest.rsplit('/').next().unwrap_or(rest).to_string());
-        }
-        if w.contains('=') {
-            continue;
-        }
-        return Some(w.rsplit('/').next().unwrap_or(w).to_string());
-    }
-    None
-}
-
 /// The script files the analysis refers to: interpreter script operands, `< file` fed to an
 /// interpreter, and commands run by path (for their shebang), each once, in command order.
 pub fn script_paths(analysis: &Analysis) -> Vec<String> {
@@ -212,22 +184,6 @@ fn stdin_file(cmd: &Command) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shebang_table() {
-        let cases = [
-            ("#!/usr/bin/python3\n", Some("python3")),
-            ("#!/usr/bin/env python3\nimport os", Some("python3")),
-            ("#! /usr/bin/env -S python3 -u\n", Some("python3")),
-            ("#!/usr/bin/env -Spython3.11\n", Some("python3.11")),
-            ("#!/usr/bin/env FOO=1 perl -w\n", Some("perl")),
-            ("#!/bin/bash\n", Some("bash")),
-            ("print(1)\n", None),
-        ];
-        for (text, want) in cases {
-            assert_eq!(shebang(text).as_deref(), want, "{text:?}");
-        }
-    }
 
     #[test]
     fn language_table() {

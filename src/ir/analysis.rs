@@ -45,6 +45,9 @@ pub struct Analysis {
     /// Shell strings that could not be resolved statically (`bash -c "$x"`, `eval "$y"`), with
     /// the command that runs them.
     pub dynamic_code: Vec<(usize, String)>,
+    /// Shell script files a command runs that are larger than `Limits::max_bytes`, so were not
+    /// analysed: (command index, path as written, bytes).
+    pub oversized_scripts: Vec<(usize, String, usize)>,
     /// Interpreter programs found (`python3 -c`, a heredoc fed to `perl`, a script file), with
     /// the command that runs them. See `crate::interp`.
     pub programs: Vec<(usize, Report)>,

@@ -5,11 +5,13 @@
 mod lower;
 mod plain;
 mod recover;
+mod shebang;
 mod unwrap;
 mod word;
 
 pub use crate::ir::*;
 pub use plain::plain_words;
+pub use shebang::{is_shell_script, shebang};
 pub use word::split_words;
 
 /// What the shell analysis asks of the interpreter analysis.

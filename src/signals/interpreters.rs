@@ -1,4 +1,5 @@
-//! Interpreter programs of every language: code too large to scan (fail closed), code only known
+//! Interpreter programs of every language, and shell script files: code too large to scan (fail
+//! closed inline, flagged in a file), code only known
 //! at run time, and for perl, ruby, node, php, lua, awk and sed their run-time shell-outs, inline
 //! code that is not analysed, reverse shells and shell escapes. Literal shell-outs were lowered
 //! into the IR by `crate::interp` and meet the shell families there.
@@ -13,6 +14,8 @@ spec!(INTERPRETER_CODE_TOO_LARGE, "INTERPRETER_CODE_TOO_LARGE", Critical, Limits
     "Inline interpreter code (`python3 -c`, a heredoc or here-string, `perl -e` …) is larger than `limits.max_code_bytes` (64 KiB by default). It is denied unanalysed, so padding cannot push a dangerous call past the scan (the seed's CodeExecutionGuard `max_scan_bytes`).");
 spec!(INTERPRETER_SCRIPT_TOO_LARGE, "INTERPRETER_SCRIPT_TOO_LARGE", Medium, Interpreter, "interpreter script file too large to analyse",
     "A script file an interpreter runs (`python3 x.py`, a shebang script) is larger than `limits.max_code_bytes`, so it was not analysed. Unlike inline code this is not denied outright: a file on disk is outside what a command-line gate promises to see (a user who can write it can write a binary too), and automation runs large generated scripts (ansible's AnsiballZ modules are over 64 KiB). A policy can deny it.");
+spec!(SHELL_SCRIPT_TOO_LARGE, "SHELL_SCRIPT_TOO_LARGE", Medium, Interpreter, "shell script file too large to analyse",
+    "A shell script file a command runs (`sh FILE`, `. FILE`, `./deploy.sh`) is larger than `limits.max_bytes`, so it was not analysed. As for an interpreter's script file, this is not denied outright: generated installers and `./configure` scripts are that large, and a file on disk is outside what a command-line gate promises to see. A policy can deny it.");
 spec!(INTERPRETER_DYNAMIC_CODE, "INTERPRETER_DYNAMIC_CODE", Medium, Interpreter, "interpreter code only known at run time",
     "An interpreter's program is built at run time, wholly (`python3 -c \"$CODE\"`, a heredoc with expansions) or partly (`python3 -c \"print('$X')\"`, analysed with the expansions left as written): what it finally runs cannot be seen.");
 spec!(INTERPRETER_INLINE_CODE, "INTERPRETER_INLINE_CODE", Medium, Interpreter, "inline interpreter code",
@@ -27,6 +30,7 @@ pub static SPECS: &[&Spec] = &[
     &STDIN_PROGRAM_SHARED,
     &INTERPRETER_CODE_TOO_LARGE,
     &INTERPRETER_SCRIPT_TOO_LARGE,
+    &SHELL_SCRIPT_TOO_LARGE,
     &INTERPRETER_DYNAMIC_CODE,
     &INTERPRETER_INLINE_CODE,
     &INTERPRETER_DYNAMIC_SHELL_EXEC,
@@ -36,6 +40,17 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
     if let Some((i, why)) = stdin_shared(a) {
         if let Some(cmd) = a.commands.get(i) {
             once(out, &STDIN_PROGRAM_SHARED, i, cmd, &why);
+        }
+    }
+    for (i, path, bytes) in &a.oversized_scripts {
+        if let Some(cmd) = a.commands.get(*i) {
+            once(
+                out,
+                &SHELL_SCRIPT_TOO_LARGE,
+                *i,
+                cmd,
+                &format!("{bytes} bytes of {path}"),
+            );
         }
     }
     for (i, report) in &a.programs {

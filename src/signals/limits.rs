@@ -12,9 +12,9 @@ spec!(INPUT_TOO_LARGE, "INPUT_TOO_LARGE", Critical, "command text too large to a
 spec!(ANALYSIS_TIMEOUT, "ANALYSIS_TIMEOUT", Critical, "analysis time limit exceeded",
     "Parsing took more parser steps than `limits.max_parse_steps` (a count of work, the same on a loaded machine), or parsing and lowering took longer than the wall-clock backstop `limits.max_millis`; the parse is cancelled and the command denied.");
 spec!(SYNTAX_TOO_LARGE, "SYNTAX_TOO_LARGE", Critical, "syntax tree too large to analyse",
-    "The syntax tree has more nodes than `limits.max_nodes`; the rest of the text was not analysed, so the command is denied.");
+    "The syntax tree has more nodes than `limits.max_nodes` (the words of each wrapper level, `sudo sudo … cmd`, count as nodes); the rest of the text was not analysed, so the command is denied.");
 spec!(SYNTAX_TOO_DEEP, "SYNTAX_TOO_DEEP", Critical, "syntax tree nested too deeply to analyse",
-    "Substitutions, subshells or groups nest deeper than `limits.max_depth`; what lies deeper was not analysed, so the command is denied.");
+    "Substitutions, subshells or groups nest deeper than `limits.max_depth`, or a chain of wrappers (`sudo sudo … cmd`, `env nice nohup … cmd`) is longer than it; what lies deeper was not analysed, so the command is denied.");
 spec!(NESTING_LIMIT_EXCEEDED, "NESTING_LIMIT_EXCEEDED", Critical, "shell strings nested too deeply",
     "Shell strings inside shell strings (`bash -c \"sh -c '…'\"`, eval, ssh) nest deeper than `limits.max_nesting`; the innermost code was not analysed, so the command is denied.");
 

@@ -206,6 +206,34 @@ run_install user-b "$REPO/install.sh" --binary "$binary" --user "$UB"
 check "--binary (the installed one) --user B: only B changes" bash -c \
 	"test '$(shell_of "$UB")' = '$BIN' && grep -qF 'changing only the login shell of $UB' '$T/user-b.log' && test \"\$(stat -c '%i %Y %Z %s' '$BIN' '$CONFIG' '$POLICIES/baseline.rego' /usr/local/lib/guarded-sh/interactive.bash)\" = '$before'"
 
+# --- --user: sshd's effective settings for the user (sshd -T), warned about, never fatal ------
+if PATH=/usr/sbin:$PATH command -v sshd >/dev/null; then
+	mkdir -p /run/sshd
+	ssh-keygen -q -t ed25519 -N '' -f "$T/sshd_host_key"
+	printf '%s\n' "HostKey $T/sshd_host_key" "PermitUserRC yes" "AcceptEnv LANG LC_* BASH_ENV" \
+		"X11Forwarding yes" >"$T/sshd-unsafe.conf"
+	printf '%s\n' "HostKey $T/sshd_host_key" "PermitUserRC no" "PermitUserEnvironment no" \
+		"DisableForwarding yes" "PermitTunnel no" "AcceptEnv LANG LC_*" \
+		"Subsystem sftp /usr/lib/openssh/sftp-server" >"$T/sshd-safe.conf"
+	if run_install sshd-unsafe "$REPO/install.sh" --user "$UA" --sshd-config "$T/sshd-unsafe.conf"; then
+		check "--user A, unsafe sshd settings: the install succeeds, A gated" test "$(shell_of "$UA")" = "$BIN"
+		check "--user A, unsafe sshd settings: PermitUserRC warned" logged sshd-unsafe "warning: PermitUserRC yes"
+		check "--user A, unsafe sshd settings: AcceptEnv BASH_ENV warned" logged sshd-unsafe "warning: AcceptEnv BASH_ENV"
+		check "--user A, unsafe sshd settings: X11Forwarding warned" logged sshd-unsafe "warning: X11Forwarding yes"
+		check "--user A, unsafe sshd settings: no 'safe' line" bash -c "! grep -q 'settings are safe' '$T/sshd-unsafe.log'"
+	fi
+	if run_install sshd-safe "$REPO/install.sh" --user "$UA" --sshd-config "$T/sshd-safe.conf"; then
+		check "--user A, safe sshd settings: said safe, no warning" bash -c \
+			"grep -qF \"user $UA: sshd's settings are safe for a gated user\" '$T/sshd-safe.log' && ! grep -q 'warning:' '$T/sshd-safe.log'"
+	fi
+	if run_install sshd-unreadable "$REPO/install.sh" --user "$UA" --sshd-config "$T/no-such.conf"; then
+		check "--user A, sshd settings unreadable: said so, the install succeeds" logged sshd-unreadable \
+			"could not read sshd's settings"
+	fi
+else
+	skip "--user: sshd's settings checked" "sshd is not installed"
+fi
+
 # --- a gated user's records land in the file sink ------------------------------------------------
 probe="lifecycle-probe-$$"
 check "gated A: an allowed command runs" test "$(as_user "$UA" "$BIN" -c "echo $probe")" = "$probe"

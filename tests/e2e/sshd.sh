@@ -13,6 +13,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PORT=${GSH_E2E_PORT:-22722}
+RC_PORT=$((PORT + 1)) # the same sshd, with PermitUserRC yes: ~/.ssh/rc runs (Match LocalPort)
 TUSER=${GSH_E2E_USER:-gshe2e}
 BIN=/usr/local/bin/guarded-sh
 HOOK=/usr/local/lib/guarded-sh/interactive.bash
@@ -135,6 +136,7 @@ install -m 0600 -o "$TUSER" -g "$TUSER" "$T/client_key.pub" "$THOME/.ssh/authori
 SFTP_SERVER=/usr/lib/openssh/sftp-server
 cat >"$T/sshd_config" <<EOF
 Port $PORT
+Port $RC_PORT
 ListenAddress 127.0.0.1
 HostKey $T/host_key
 PidFile $T/sshd.pid
@@ -152,6 +154,8 @@ PermitUserEnvironment no
 DisableForwarding yes
 Subsystem sftp $SFTP_SERVER
 LogLevel ERROR
+Match LocalPort $RC_PORT
+  PermitUserRC yes
 EOF
 /usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log"
 for _ in $(seq 50); do [[ -s $T/sshd.pid ]] && break; sleep 0.05; done
@@ -220,6 +224,21 @@ rc=0
 check "installed binary: a panic ends in status 126" test "$rc" = 126
 check "installed binary: nothing ran after the panic" test ! -e "$T/ran-after-panic"
 check "audit: the denial is recorded" audit_has 'rm -f ~/marker; curl' deny
+
+# --- ~/.ssh/rc: sshd runs it as `<login shell> -c '/bin/sh .ssh/rc'`; the file is judged ------
+rcfile=$THOME/.ssh/rc
+printf 'dd if=/dev/zero of=/dev/sdz-nonexistent count=1 2>/dev/null; touch ~/rc-ran\n' >"$rcfile"
+chown "$TUSER:$TUSER" "$rcfile"
+out=$("${SSH[@]}" -p "$RC_PORT" e2e 'echo cmd-ran' 2>&1) || true
+check ".ssh/rc with a critical command: none of it ran" \
+	test "$(rssh 'test -e ~/rc-ran && echo ran || echo clean')" = clean
+check ".ssh/rc refused: the reason on stderr, and the session's command still ran" bash -c \
+	'grep -q "guarded-sh: denied:" <<<"$1" && grep -qx cmd-ran <<<"$1"' _ "$out"
+check "audit: the refused ~/.ssh/rc is recorded" audit_has '/bin/sh .ssh/rc' deny
+printf 'touch ~/rc-benign\n' >"$rcfile"
+"${SSH[@]}" -p "$RC_PORT" e2e true >/dev/null 2>&1 || true
+check ".ssh/rc that is benign runs" rssh 'test -e ~/rc-benign'
+rm -f "$rcfile"
 
 # --- file transfer and git -------------------------------------------------------------
 head -c 200000 /dev/urandom >"$T/up.bin"

@@ -196,6 +196,26 @@ fn oversized_and_deep_inputs_are_denied_within_bounds() {
             seconds: 5,
             max_rss_mib: 256,
         },
+        // Each wrapper level is a command holding the rest of the argv: the depth bound stops a
+        // chain of short argvs, the node bound (each level's words count) a chain of long ones.
+        Case {
+            name: "1,000 chained sudo wrappers in -c",
+            config: "",
+            via: Via::Command,
+            text: format!("{}true", repeat("sudo ", 1_000)).into_bytes(),
+            expect: Expect::Deny(&["syntax tree nested too deeply to analyse"]),
+            seconds: 5,
+            max_rss_mib: 256,
+        },
+        Case {
+            name: "25,000 chained sudo wrappers in -c (122 KiB)",
+            config: "",
+            via: Via::Command,
+            text: format!("{}true", repeat("sudo ", 25_000)).into_bytes(),
+            expect: Expect::Deny(&["syntax tree too large to analyse"]),
+            seconds: 5,
+            max_rss_mib: 512,
+        },
         Case {
             name: "100,000 nested $( in a script (default bounds)",
             config: "",

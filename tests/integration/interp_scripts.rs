@@ -127,6 +127,95 @@ const CASES: &[Case] = &[
         verdict: "allow",
         interpreter: "",
     },
+    // Shell script files: a shell's file operand, `source`/`.`, a script run by path (a shell
+    // `#!`, or none), read and judged like the text of `-c`.
+    Case {
+        command: "sh deploy.sh",
+        files: &[("deploy.sh", "echo deploying\nrm -rf /\n")],
+        expected: &["DELETE_ROOT_PATH"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: "bash -e ./wipe.sh /dev/sdz-nonexistent",
+        files: &[("./wipe.sh", "dd if=/dev/zero of=\"$1\" count=1\n")],
+        expected: &["DD_WRITE_BLOCK_DEVICE"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: "bash -e ./wipe.sh out.img",
+        files: &[("./wipe.sh", "dd if=/dev/zero of=\"$1\" count=1\n")],
+        expected: &["!DD_WRITE_BLOCK_DEVICE"],
+        verdict: "allow",
+        interpreter: "",
+    },
+    Case {
+        command: "source lib.sh; cleanup",
+        files: &[("lib.sh", "cleanup() { rm -rf /etc; }\n")],
+        expected: &["DELETE_ROOT_PATH"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: ". ./env.sh && make",
+        files: &[("./env.sh", "export PATH=$HOME/bin:$PATH\nCC=gcc\n")],
+        expected: &[],
+        verdict: "allow",
+        interpreter: "",
+    },
+    Case {
+        command: "./install.sh --prefix /opt",
+        files: &[(
+            "./install.sh",
+            "#!/usr/bin/env bash\nset -e\ncurl -s http://127.0.0.1:9/x | sh\n",
+        )],
+        expected: &["CURL_PIPE_SHELL"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: "./setup",
+        files: &[("./setup", "mkfs.ext4 /dev/sdz-nonexistent\n")],
+        expected: &["MKFS_FILESYSTEM"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: "./a.out",
+        files: &[("./a.out", "\x7fELF\x02\x01\x01\x00\nrm -rf /\n")],
+        expected: &["!DELETE_ROOT_PATH"],
+        verdict: "allow",
+        interpreter: "",
+    },
+    Case {
+        command: "sh retry.sh",
+        files: &[("retry.sh", "ls /tmp || sh retry.sh\n")],
+        expected: &["!NESTING_LIMIT_EXCEEDED"],
+        verdict: "allow",
+        interpreter: "",
+    },
+    Case {
+        command: "/bin/sh .ssh/rc",
+        files: &[(".ssh/rc", "nc 127.0.0.1 9 -e /bin/sh\n")],
+        expected: &["NETCAT_EXEC"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: "sh -c 'sh inner.sh'",
+        files: &[("inner.sh", "rm -rf /usr\n")],
+        expected: &["DELETE_ROOT_PATH"],
+        verdict: "deny",
+        interpreter: "",
+    },
+    Case {
+        command: "sh not-there-yet.sh; sh -s < stdin.sh",
+        files: &[],
+        expected: &[],
+        verdict: "allow",
+        interpreter: "",
+    },
 ];
 
 #[test]
@@ -246,4 +335,27 @@ fn real_files_through_the_edge_reader() {
     }
     let analysis = analyse_reading("python3 fifo.py; ./missing.py", &limits, &mut read);
     assert!(detect(&analysis).is_empty());
+}
+
+/// A shell script file over `max_bytes` is flagged, not denied (generated installers and
+/// `./configure` are that large); the same text inline (`-c`) is denied as too large.
+#[test]
+fn oversized_shell_script_files_are_flagged_not_denied() {
+    let big = format!("#!/bin/sh\n{}rm -rf /\n", "echo padding\n".repeat(12_000));
+    let mut read = |_: &str| Some(big.clone());
+    for command in ["sh big.sh", "./configure", ". ./big.sh"] {
+        let analysis = analyse_reading(command, &Limits::default(), &mut read);
+        let signals = detect(&analysis);
+        let ids: Vec<&str> = signals.iter().map(|s| s.id()).collect();
+        assert!(
+            ids.contains(&"SHELL_SCRIPT_TOO_LARGE"),
+            "{command}: {ids:?}"
+        );
+        assert!(
+            builtin(&signals, Mode::Command).is_none(),
+            "{command}: {ids:?}"
+        );
+    }
+    let inline = analyse(&big, &Limits::default());
+    assert!(builtin(&detect(&inline), Mode::Command).is_some());
 }

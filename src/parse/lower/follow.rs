@@ -46,6 +46,11 @@ impl Lowerer<'_> {
                         });
                         continue;
                     }
+                    // Each level copies the rest of the argv into a command of its own, so a
+                    // long chain of long words is quadratic: its words count as nodes.
+                    if !self.visit_derived(words.len()) {
+                        continue;
+                    }
                     let name = words.remove(0);
                     let mut c = ctx.clone();
                     c.ir.via.push(via);
@@ -77,32 +82,68 @@ impl Lowerer<'_> {
                             }
                         }
                     };
-                    let depth = ctx.ir.depth + 1;
-                    if depth > self.limits.max_nesting {
-                        self.limit(Limit::Nesting {
-                            max: self.limits.max_nesting,
-                        });
+                    self.shell_string(index, cmd, ctx, via, &text, positional, same_shell);
+                }
+                Inner::File {
+                    via,
+                    path,
+                    text,
+                    positional,
+                    same_shell,
+                } => {
+                    // A file larger than a command text is flagged, not denied (as an
+                    // interpreter's script file is): generated installers and `./configure`
+                    // are that large, and a file on disk is outside what the text shows.
+                    if text.len() > self.limits.max_bytes {
+                        self.out.oversized_scripts.push((index, path, text.len()));
                         continue;
                     }
-                    let mut base = ctx.ir.clone();
-                    base.depth = depth;
-                    base.via.push(via);
-                    base.wrapped_by = Some(index);
-                    let saved = if same_shell {
-                        None
-                    } else {
-                        Some(std::mem::replace(
-                            &mut self.vars,
-                            positional.map(Vars::with_positional).unwrap_or_default(),
-                        ))
-                    };
-                    self.nested(&text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
-                    if let Some(saved) = saved {
-                        self.vars = saved;
+                    if !self.open_script(&path) {
+                        continue;
                     }
+                    self.shell_string(index, cmd, ctx, via, &text, positional, same_shell);
+                    self.close_script();
                 }
                 Inner::Code(code) => self.program(index, cmd, ctx, &code),
             }
+        }
+    }
+
+    /// Lowers shell code `cmd` runs (a `-c` string, `eval`, a script file) one nesting level
+    /// down: in a new shell with its own `$1…`, or in the same one (`eval`, `source`).
+    #[allow(clippy::too_many_arguments)]
+    fn shell_string(
+        &mut self,
+        index: usize,
+        cmd: &Command,
+        ctx: &Ctx,
+        via: Via,
+        text: &str,
+        positional: Option<Vec<String>>,
+        same_shell: bool,
+    ) {
+        let depth = ctx.ir.depth + 1;
+        if depth > self.limits.max_nesting {
+            self.limit(Limit::Nesting {
+                max: self.limits.max_nesting,
+            });
+            return;
+        }
+        let mut base = ctx.ir.clone();
+        base.depth = depth;
+        base.via.push(via);
+        base.wrapped_by = Some(index);
+        let saved = if same_shell {
+            None
+        } else {
+            Some(std::mem::replace(
+                &mut self.vars,
+                positional.map(Vars::with_positional).unwrap_or_default(),
+            ))
+        };
+        self.nested(text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
+        if let Some(saved) = saved {
+            self.vars = saved;
         }
     }
 

@@ -200,6 +200,23 @@ impl<'l> Lowerer<'l> {
         self.base_depth = saved;
     }
 
+    /// Counts `count` nodes of IR derived rather than parsed (the words of an unwrapped argv);
+    /// false when the node bound stops the walk.
+    fn visit_derived(&mut self, count: usize) -> bool {
+        if self.stopped {
+            return false;
+        }
+        self.nodes = self.nodes.saturating_add(count);
+        if self.nodes > self.limits.max_nodes {
+            self.limit(Limit::Nodes {
+                max: self.limits.max_nodes,
+            });
+            self.stopped = true;
+            return false;
+        }
+        true
+    }
+
     /// Counts a node; false when a bound stops the walk.
     fn visit(&mut self, ctx: &Ctx) -> bool {
         if self.stopped {

@@ -1,5 +1,5 @@
-//! Script files read during the one analysis: the files a command runs or feeds to an
-//! interpreter are asked of the caller's reader when the command is lowered, each path once, at
+//! Script files read during the one analysis: the files a command runs (as a shell script or by
+//! path) or feeds to an interpreter are asked of the caller's reader when the command is lowered, each path once, at
 //! most `MAX_FILES` per analysis and at most `MAX_FILE_NESTING` scripts deep.
 
 use super::Lowerer;
@@ -35,6 +35,11 @@ impl Lowerer<'_> {
     /// Reads the script files `cmd` names that were not asked for yet, into `Analysis::scripts`.
     pub(super) fn read_scripts(&mut self, index: usize, cmd: &Command) {
         let mut paths = self.interpreters.script_paths(cmd);
+        if let Some(path) = crate::parse::unwrap::shell_script_path(cmd) {
+            if !paths.iter().any(|p| p == path) {
+                paths.push(path.to_string());
+            }
+        }
         if crate::parse::unwrap::reads_process_stdin(cmd) {
             paths.push(PROCESS_STDIN.to_string());
         }

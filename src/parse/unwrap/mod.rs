@@ -11,9 +11,9 @@ use crate::ir::{Analysis, Code, Command, Via, Word};
 use crate::programs::SHELLS;
 use remote::{container, kubectl, ssh};
 use runners::{find, parallel, xargs};
-pub(crate) use shells::reads_process_stdin;
-use shells::{script_command, shell};
-use wrappers::{alias, coproc, env, flock, su, sudo, watch};
+use shells::{by_path, script_command, shell, sourced};
+pub(crate) use shells::{reads_process_stdin, shell_script_path};
+use wrappers::{alias, coproc, env, flock, su, sudo, trap, watch};
 
 /// Something a command runs.
 #[derive(Debug)]
@@ -39,6 +39,17 @@ pub enum Inner {
         /// When `text` is `None`: the string with its unknown expansions left as written
         /// (`bash -c "rm -rf $D"` → `rm -rf $D`), analysed as an approximation.
         template: Option<String>,
+    },
+    /// A shell script file (`sh FILE`, `. FILE`, `./deploy.sh`), its text as the caller read it.
+    File {
+        via: Via,
+        /// The path as written.
+        path: String,
+        text: String,
+        /// `$1…` of the script (`sh FILE ARGS…`, `. FILE ARGS…`); `None` when unknown.
+        positional: Option<Vec<String>>,
+        /// Runs in the current shell (`source`, `.`), so constants carry over.
+        same_shell: bool,
     },
     /// An interpreter program (`python3 -c`, `perl -e`, a heredoc, a script), analysed through
     /// the injected `Interpreters`; what it runs is lowered like the variants above.
@@ -105,12 +116,14 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
         "busybox" => wrap(0),
         "script" => script_command(args),
         "eval" => vec![joined(Via::Shell("eval".into()), args, true)],
+        "source" | "." => sourced(base, cmd, analysis),
         "alias" => alias(args),
+        "trap" => trap(args),
         "ssh" => ssh(args),
         "docker" | "podman" | "nerdctl" => container(base, args),
         "kubectl" | "oc" => kubectl(base, args),
         _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
-        _ => return None,
+        _ => return by_path(cmd, analysis),
     })
 }
 

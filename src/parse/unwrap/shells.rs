@@ -1,8 +1,10 @@
 //! Nested shells: `sh -c STR [NAME ARGS…]` with its positional parameters, a shell reading its
-//! program on stdin (heredoc, here-string, static pipe), and `script -c`.
+//! program on stdin (heredoc, here-string, static pipe), a shell script file (`sh FILE`,
+//! `. FILE`, `./x.sh`, read by the caller), and `script -c`.
 
 use super::{script, Inner};
 use crate::ir::{piped_text, Analysis, Command, Stdin, Via, Word, PROCESS_STDIN};
+use crate::parse::shebang::is_shell_script;
 use crate::programs::SHELLS;
 
 pub(super) fn script_command(args: &[Word]) -> Vec<Inner> {
@@ -88,10 +90,103 @@ pub(super) fn shell(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner
             .collect();
         return vec![script(via("-c"), word, positional, false)];
     }
-    if args.get(i).is_some() && !s_flag {
-        return Vec::new(); // a script file: not readable from the text alone
+    if let Some(file) = args.get(i).filter(|_| !s_flag) {
+        return file_script(via("FILE"), file, &args[i + 1..], analysis, false);
     }
     stdin_script(&cmd.stdin, analysis, via("stdin"))
+}
+
+/// The script file a command runs as shell code, by path as written, for the caller to read:
+/// a shell's file operand (`sh FILE`, without `-c`/`-s`), `source FILE`/`. FILE`, or the command
+/// itself run by path (`./deploy.sh`; whether it is a shell script is known once it is read).
+pub(crate) fn shell_script_path(cmd: &Command) -> Option<&str> {
+    let base = cmd.base()?;
+    let file = if SHELLS.contains(&base) {
+        let (c_flag, s_flag, i) = shell_options(&cmd.args);
+        cmd.args.get(i).filter(|_| !c_flag && !s_flag)?
+    } else if matches!(base, "source" | ".") {
+        cmd.args.get(source_operand(&cmd.args))?
+    } else {
+        return cmd
+            .name_value()
+            .filter(|p| p.contains('/') && !p.is_empty());
+    };
+    file.value().filter(|p| !p.is_empty())
+}
+
+/// `source FILE [ARGS…]`, `. FILE`: the file runs in the current shell.
+pub(super) fn sourced(base: &str, cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
+    let at = source_operand(&cmd.args);
+    match cmd.args.get(at) {
+        Some(file) => {
+            let args = &cmd.args[at + 1..];
+            file_script(
+                Via::Shell(format!("{base} FILE")),
+                file,
+                args,
+                analysis,
+                true,
+            )
+        }
+        None => Vec::new(),
+    }
+}
+
+/// Where `source`'s file operand is (after a leading `--`).
+fn source_operand(args: &[Word]) -> usize {
+    usize::from(args.first().and_then(Word::value) == Some("--"))
+}
+
+/// A command run by path whose file is a shell script (`./deploy.sh`): run as `sh FILE`.
+/// `None` when it is not one, or was not read, for the interpreters to look at.
+pub(super) fn by_path(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
+    let path = cmd.name_value().filter(|p| p.contains('/'))?;
+    let text = analysis.scripts.get(path)?;
+    if !is_shell_script(text) {
+        return None;
+    }
+    Some(vec![Inner::File {
+        via: Via::Shell("FILE".into()),
+        path: path.to_string(),
+        text: text.clone(),
+        positional: static_values(&cmd.args),
+        same_shell: false,
+    }])
+}
+
+/// The script file `file` names, when it was read; nothing otherwise (a file that is not there
+/// yet, or cannot be read, is not known from the text).
+fn file_script(
+    via: Via,
+    file: &Word,
+    args: &[Word],
+    analysis: &Analysis,
+    same_shell: bool,
+) -> Vec<Inner> {
+    let Some(path) = file.value() else {
+        return Vec::new();
+    };
+    let Some(text) = analysis.scripts.get(path) else {
+        return Vec::new();
+    };
+    // A sourced file shares the caller's variables (its `$1…` too, as far as they are known).
+    let positional = if same_shell {
+        None
+    } else {
+        static_values(args)
+    };
+    vec![Inner::File {
+        via,
+        path: path.to_string(),
+        text: text.clone(),
+        positional,
+        same_shell,
+    }]
+}
+
+/// Each word's static value, or `None` when any is only known at run time.
+fn static_values(args: &[Word]) -> Option<Vec<String>> {
+    args.iter().map(|w| w.value().map(str::to_string)).collect()
 }
 
 /// The shell code a command reads on stdin, when the text shows it.

@@ -1,6 +1,6 @@
 //! Privilege and environment wrappers and the commands that take a shell string as an option:
 //! `sudo` (not `-l`/`-e`), `su`/`runuser -c`, `env` (with `-S` split), `flock`, `coproc`,
-//! `watch` (a shell string unless `-x`) and `alias` bodies.
+//! `watch` (a shell string unless `-x`), `alias` bodies and `trap` handlers.
 
 use super::{argv, is_assignment, joined, script, skip_options, Inner};
 use crate::ir::{Command, Via, Word};
@@ -147,4 +147,25 @@ pub(super) fn alias(args: &[Word]) -> Vec<Inner> {
             Some(script(Via::Shell("alias".into()), &code, None, false))
         })
         .collect()
+}
+
+/// `trap HANDLER SIGNAL...`: the handler is code the same shell runs later (at exit, on an error,
+/// on a signal) with no line or command of its own to check then, so it is analysed where it is
+/// set. Listing (`-p`, `-l`), resetting (`trap SIGNAL`, `trap - SIGNAL`, a number first) and
+/// ignoring (`trap '' SIGNAL`) run nothing.
+pub(super) fn trap(args: &[Word]) -> Vec<Inner> {
+    let at = skip_options(args, "", &[]);
+    let listing = args[..at.min(args.len())]
+        .iter()
+        .any(|w| w.value().is_some_and(|v| v.contains(['p', 'l'])));
+    let [handler, _signal, ..] = args.get(at..).unwrap_or_default() else {
+        return Vec::new();
+    };
+    let resets = handler
+        .value()
+        .is_some_and(|v| v == "-" || v.is_empty() || v.bytes().all(|b| b.is_ascii_digit()));
+    if listing || resets {
+        return Vec::new();
+    }
+    vec![script(Via::Shell("trap".into()), handler, None, true)]
 }
