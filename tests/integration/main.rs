@@ -52,6 +52,7 @@ mod policy_rego_value;
 mod policy_snapshot;
 mod policy_tests_runner;
 mod preflight;
+mod readme_quick_start;
 mod review_check_file;
 mod robustness;
 mod shell_surface;
