@@ -257,7 +257,7 @@ fn audited(config: &Config, record: &Record) -> Result<(), audit::Refusal> {
         .errors
         .iter()
         .all(|e| say(&format!("guarded-sh: audit: {e}")));
-    match delivery.refusal(config.audit.required) {
+    match delivery.refusal(config.audit.required, config.file_in_use()) {
         Some(refusal) => Err(refusal),
         None if !reported => Err(audit::Refusal {
             reason_id: "audit.unreported",

@@ -33,6 +33,21 @@ pub struct Config {
     pub approval: ApprovalConfig,
     /// `[advisory]`: the review surface's advisory model (owned by `advisory`).
     pub advisory: crate::advisory::AdvisoryConfig,
+    /// The file this configuration was read from, or would be (the default path when it is
+    /// missing): what a message that says "set … in FILE" names. Not a setting.
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+impl Config {
+    /// The file to name in a message about a setting: the one in use.
+    pub fn file_in_use(&self) -> &Path {
+        if self.file.as_os_str().is_empty() {
+            Path::new(DEFAULT_PATH)
+        } else {
+            &self.file
+        }
+    }
 }
 
 /// `[approval]` in the configuration.
@@ -344,11 +359,15 @@ pub fn load(located: &Located, uid: u32, gids: &[u32]) -> Result<Config, ConfigE
     let Some(text) = read_trusted(path, uid, gids)? else {
         return match located.required {
             true => Err(ConfigError::Missing { path: path.into() }),
-            false => Ok(Config::default()),
+            false => Ok(Config {
+                file: path.into(),
+                ..Config::default()
+            }),
         };
     };
-    let config = parse(&text, path)?;
+    let mut config = parse(&text, path)?;
     validate(&config, path)?;
+    config.file = path.into();
     Ok(config)
 }
 

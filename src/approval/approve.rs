@@ -249,7 +249,7 @@ fn audit_approval(ctx: &Context, config: &Config, held: (&str, &str), verdict: V
     for e in &delivery.errors {
         eprintln!("guarded-sh: audit: {e}");
     }
-    match delivery.refusal(config.audit.required) {
+    match delivery.refusal(config.audit.required, config.file_in_use()) {
         Some(refusal) => {
             eprintln!("guarded-sh: audit: {refusal}");
             false

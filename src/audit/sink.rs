@@ -3,7 +3,7 @@
 //! surface applies: a decision that no sink recorded is not carried out (fail closed, whatever
 //! `required` says), and with `required = true` neither is one that any configured sink missed.
 
-use crate::config::{AuditConfig, SystemLog, DEFAULT_PATH};
+use crate::config::{AuditConfig, SystemLog};
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
@@ -75,7 +75,8 @@ impl Delivery {
 
     /// Why the decision must not be carried out, if it must not: no sink took the record (none
     /// configured or resolved, or every one failed), or `required` and one did not.
-    pub fn refusal(&self, required: bool) -> Option<Refusal> {
+    /// `config_file` is the configuration in use, which the message names.
+    pub fn refusal(&self, required: bool, config_file: &std::path::Path) -> Option<Refusal> {
         if !self.sinks.iter().any(|(_, ok)| *ok) {
             let why = match self.sinks.is_empty() {
                 true => "no audit sink recorded this decision (none is configured or present)",
@@ -83,7 +84,10 @@ impl Delivery {
             };
             return Some(Refusal {
                 reason_id: "audit.no_sink",
-                message: format!("{why}; set [audit] system_log or [audit] file in {DEFAULT_PATH}"),
+                message: format!(
+                    "{why}; set [audit] system_log or [audit] file in {}",
+                    config_file.display()
+                ),
             });
         }
         let missed = self.sinks.iter().any(|(_, ok)| !ok) || !self.errors.is_empty();
@@ -138,7 +142,9 @@ mod tests {
                     .map(|(s, _)| s.as_str().to_string())
                     .collect(),
             };
-            let got = delivery.refusal(required).map(|r| r.reason_id);
+            let got = delivery
+                .refusal(required, std::path::Path::new("/c.toml"))
+                .map(|r| r.reason_id);
             assert_eq!(got, expected, "{sinks:?} required={required}");
         }
     }

@@ -127,7 +127,10 @@ fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
     let delivery = audit::record(&config.audit, record);
     // An unrecorded decision is not carried out; leaving the session is always carried out.
     let leaving = record.verdict.reason_id == "session.exit";
-    if let Some(refusal) = delivery.refusal(config.audit.required).filter(|_| !leaving) {
+    if let Some(refusal) = delivery
+        .refusal(config.audit.required, config.file_in_use())
+        .filter(|_| !leaving)
+    {
         return Decided {
             allowed: false,
             reason: refusal.to_string(),

@@ -50,6 +50,10 @@ Exit statuses:
                          FILE:LINE: message [reason_id]); 2 usage error
   --print-config         0 printed; 1 the configuration does not load (the error on stderr,
                          as --validate reports it); 2 usage error
+  --approve, --approvals 0 approved, or listed; 1 refused or not confirmed; 2 approvals not
+                         configured or not usable, or usage error
+  --explain, --list-signals, --completions
+                         0 printed; 2 an unknown signal id or shell, or usage error
 
 HONEY_RISK_LLM=1 with OPENAI_BASE_URL (http://) adds a model's advisory to reviews; it
 never changes a decision.

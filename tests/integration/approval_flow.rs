@@ -210,11 +210,7 @@ impl Setup {
     }
 
     fn audit(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(self.path("audit.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        crate::setup::audit_records(&self.path("audit.jsonl"))
     }
 }
 

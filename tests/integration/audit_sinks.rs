@@ -14,12 +14,20 @@ use std::time::Duration;
 /// Every case here must end with a decision within this bound (a hang is killed after it).
 const DECISION: Duration = Duration::from_secs(5);
 
-/// The audit file's lines, each parsed (`None` for a line that does not parse).
+/// The audit file's lines, each parsed (`None` for a line that does not parse: a torn one), and
+/// each of guarded-sh's records (a `schema` field; the tests also write foreign lines) checked
+/// against the schema.
 fn lines(path: &Path) -> Vec<Option<serde_json::Value>> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str(l).ok())
+        .map(|l| {
+            let record: Option<serde_json::Value> = serde_json::from_str(l).ok();
+            if let Some(r) = record.as_ref().filter(|r| r.get("schema").is_some()) {
+                crate::audit_schema::assert_valid("audit_record", r);
+            }
+            record
+        })
         .collect()
 }
 
@@ -330,7 +338,7 @@ fn a_record_too_large_for_a_datagram_is_cut_to_fit() {
     let n = log.recv(&mut buf).expect("the system log got no record");
     let message = String::from_utf8_lossy(&buf[..n]).into_owned();
     let json = message.split_once("]: ").map_or("", |(_, j)| j);
-    let record: serde_json::Value = serde_json::from_str(json).expect("a parseable record");
+    let record = crate::setup::audit_record(json);
     assert_eq!(record["truncated"], true);
     let cut = record["command"].as_str().unwrap_or_default();
     assert!(

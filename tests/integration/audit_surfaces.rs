@@ -7,9 +7,14 @@
 use crate::setup::{exists, OnTerminal, Setup};
 use std::time::Duration;
 
-const NO_SINK: &str = "guarded-sh: denied: no audit sink recorded this decision (none is \
-                       configured or present); set [audit] system_log or [audit] file in \
-                       /etc/guarded-sh/config.toml [audit.no_sink]";
+/// The refusal, naming the configuration file in use (the test's, by `GUARDED_SH_CONFIG`).
+fn no_sink_message(s: &Setup) -> String {
+    format!(
+        "guarded-sh: denied: no audit sink recorded this decision (none is configured or \
+         present); set [audit] system_log or [audit] file in {} [audit.no_sink]",
+        s.path("config.toml").display()
+    )
+}
 
 /// A setup whose configuration has no sink at all (written as is: `Setup::new` would add a file).
 fn no_sink(extra: &str) -> Setup {
@@ -39,7 +44,11 @@ fn commands_scripts_and_stdin_are_denied_without_a_sink() {
     ];
     for (label, out) in runs {
         assert_eq!(out.status.code(), Some(126), "{label}: {}", stderr(&out));
-        assert!(stderr(&out).contains(NO_SINK), "{label}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&no_sink_message(&s)),
+            "{label}: {}",
+            stderr(&out)
+        );
         assert!(out.stdout.is_empty(), "{label}");
         assert!(!exists(&s.path("ran")), "{label}: ran unrecorded");
     }

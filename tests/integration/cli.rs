@@ -637,3 +637,52 @@ fn input_prints_what_the_policy_sees_and_runs_nothing() {
     assert_eq!(critical["command"]["critical"], true, "{critical}");
     assert!(!ran.exists(), "--input or --check ran {touch}");
 }
+
+/// The options named in a block of exit-status rows, in order of first appearance.
+fn options_named(rows: &str) -> std::collections::BTreeSet<String> {
+    rows.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.chars().any(|c| c.is_ascii_alphanumeric()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The README's exit-status table is the one table: `--help` lists the same actions, and every
+/// status `--help` names for an action is in that action's README row.
+#[test]
+fn help_and_readme_list_the_same_exit_statuses() {
+    let readme = std::fs::read_to_string(Path::new(crate::setup::REPO).join("README.md")).unwrap();
+    let table = readme
+        .split_once("### Exit statuses")
+        .and_then(|(_, rest)| rest.split_once("\n\n|"))
+        .map(|(_, rest)| rest.split("\n\n").next().unwrap_or_default())
+        .expect("README has an exit-status table");
+    let first_columns: String = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split_once(" |").map(|(first, _)| first.to_string()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let help = Setup::new().run(&["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let block = help
+        .split_once("Exit statuses:\n")
+        .map(|(_, rest)| rest.split("\n\n").next().unwrap_or_default())
+        .expect("--help has an exit-status block");
+    // The action column of --help: the start of each row, up to its first status digit.
+    let help_actions: String = block
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .map(|l| {
+            l.split(|c: char| c.is_ascii_digit())
+                .next()
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        options_named(&help_actions),
+        options_named(&first_columns),
+        "--help's exit statuses:\n{block}\nREADME's:\n{table}"
+    );
+    assert!(options_named(&first_columns).contains("--approve"));
+}

@@ -247,8 +247,7 @@ fn system_log_receives_one_datagram_per_decision() {
             message.starts_with(&format!("{priority}guarded-sh[")),
             "{message}"
         );
-        let json: serde_json::Value =
-            serde_json::from_str(message.split_once("]: ").unwrap().1).unwrap();
+        let json = crate::setup::audit_record(message.split_once("]: ").unwrap().1);
         assert_eq!(
             (json["verdict"].as_str(), json["command"].as_str()),
             (Some(verdict), Some(command))

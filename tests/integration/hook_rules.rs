@@ -188,10 +188,7 @@ fn the_server_follows_the_table() {
         write!(requests, "{} {flag} {}\0", i + 1, with_fds(row, &fds)).unwrap();
     }
     let (replies, audit) = crate::interactive_server::serve(&requests);
-    let audit: Vec<serde_json::Value> = audit
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let audit: Vec<serde_json::Value> = audit.lines().map(crate::setup::audit_record).collect();
     assert_eq!(replies.len(), rows.len(), "{replies:?}");
     assert_eq!(audit.len(), rows.len(), "one record per request");
     let mut failures = Vec::new();

@@ -192,17 +192,25 @@ impl Setup {
     /// Every audit record, parsed and validated against the schema's `audit_record` (a line
     /// that does not parse, or a record that does not validate, fails the test).
     pub fn audit(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(self.path("audit.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| {
-                let record =
-                    serde_json::from_str(l).unwrap_or_else(|e| panic!("audit line {l:?}: {e}"));
-                crate::audit_schema::assert_valid("audit_record", &record);
-                record
-            })
-            .collect()
+        audit_records(&self.path("audit.jsonl"))
     }
+}
+
+/// The records of a JSON-lines audit file (none when it is missing), each checked against the
+/// schema: every record a test reads is a record the schema must describe.
+pub fn audit_records(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(audit_record)
+        .collect()
+}
+
+/// One audit record's JSON text, parsed and checked against the schema.
+pub fn audit_record(json: &str) -> serde_json::Value {
+    let record = serde_json::from_str(json).unwrap_or_else(|e| panic!("audit line {json:?}: {e}"));
+    crate::audit_schema::assert_valid("audit_record", &record);
+    record
 }
 
 /// A command running `argv` in a private mount namespace where `/etc` is overlaid by `upper`
