@@ -275,7 +275,7 @@ checkout() {
 	mkdir -p "$d/policies" "$d/share"
 	cp "$REPO/install.sh" "$d/"
 	cp "$REPO"/policies/*.rego "$d/policies/"
-	cp "$REPO/share/interactive.bash" "$d/share/"
+	cp "$REPO"/share/* "$d/share/"
 	printf '\n# lifecycle test: shipped version %s\n' "$1" >>"$d/policies/baseline.rego"
 }
 checkout v2
