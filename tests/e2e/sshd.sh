@@ -225,7 +225,7 @@ check "installed binary: a panic ends in status 126" test "$rc" = 126
 check "installed binary: nothing ran after the panic" test ! -e "$T/ran-after-panic"
 check "audit: the denial is recorded" audit_has 'rm -f ~/marker; curl' deny
 
-# --- ~/.ssh/rc: sshd runs it as `<login shell> -c '/bin/sh .ssh/rc'`; the file is judged ------
+# --- ~/.ssh/rc: sshd runs it as `<login shell> -c '/bin/sh HOME/.ssh/rc'`; the file is judged --
 rcfile=$THOME/.ssh/rc
 printf 'dd if=/dev/zero of=/dev/sdz-nonexistent count=1 2>/dev/null; touch ~/rc-ran\n' >"$rcfile"
 chown "$TUSER:$TUSER" "$rcfile"
@@ -234,7 +234,7 @@ check ".ssh/rc with a critical command: none of it ran" \
 	test "$(rssh 'test -e ~/rc-ran && echo ran || echo clean')" = clean
 check ".ssh/rc refused: the reason on stderr, and the session's command still ran" bash -c \
 	'grep -q "guarded-sh: denied:" <<<"$1" && grep -qx cmd-ran <<<"$1"' _ "$out"
-check "audit: the refused ~/.ssh/rc is recorded" audit_has '/bin/sh .ssh/rc' deny
+check "audit: the refused .ssh/rc is recorded" audit_has "/bin/sh $rcfile" deny
 printf 'touch ~/rc-benign\n' >"$rcfile"
 "${SSH[@]}" -p "$RC_PORT" e2e true >/dev/null 2>&1 || true
 check ".ssh/rc that is benign runs" rssh 'test -e ~/rc-benign'
