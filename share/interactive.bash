@@ -5,7 +5,9 @@
 #   1. starts the check server (`guarded-sh --serve`) as a coprocess, policies loaded once;
 #   2. installs a DEBUG trap that, with extdebug,
 #      a. at the first command of each submitted line (a new top-level command number, `\#`)
-#         sends the whole line, from its history entry, to the gate before any of it runs; a
+#         sends the whole line, from its history entry, to the gate before any of it runs (with,
+#         when the server asks, bash's own values of the variables, functions and positional
+#         parameters the line names: the line is judged with the session's live state); a
 #         denied or held line is refused whole: the reason is printed once, the line is
 #         abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
 #         that and put back before the next command) and any part of it still reached is
@@ -74,11 +76,12 @@ readonly __gsh_cmdno
 __gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_int_trap=''
 
 # The check for one simple command. Runs inside the DEBUG trap in POSIX mode (the trap set it
-# and removed shadowing functions); returns 0 to run the command, non-zero to skip it. Every
+# and removed shadowing functions), with the positional parameters of the code being run as its
+# arguments; returns 0 to run the command, non-zero to skip it. Every
 # variable it uses is local and initialised; a local that cannot be created (a readonly global
 # of the same name) refuses the command.
 __gsh_guard() {
-	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' || return 1
+	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' __gsh_pos=("$@") || return 1
 	__gsh_c=$BASH_COMMAND
 	__gsh_no=${__gsh_cmdno@P}
 	# The user's SIGINT trap, set aside to abandon a refused line, is back before anything else
@@ -155,7 +158,8 @@ __gsh_line() {
 		# The NUL ends the request even when fc fails (the server then refuses the line).
 		if { printf '%s line ' "$__gsh_n" && { builtin fc -ln -0 || :; } && printf '\0'; } 2>/dev/null 1>&"$__gsh_wfd" &&
 			IFS= read -r -t 20 -u "$__gsh_rfd" __gsh_r 2>/dev/null &&
-			[[ $__gsh_r == "$__gsh_n "* ]]; then
+			[[ $__gsh_r == "$__gsh_n "* ]] &&
+			{ [[ $__gsh_r != "$__gsh_n need "* ]] || __gsh_state "$__gsh_n" "${__gsh_r#"$__gsh_n need "}"; }; then
 			__gsh_r=${__gsh_r#"$__gsh_n "}
 			[[ $__gsh_r == allow ]] && __gsh_line_ok=1
 			__gsh_r=${__gsh_r#deny }
@@ -192,10 +196,40 @@ __gsh_line() {
 	return 1
 }
 
+# The session's state for the line being judged, sent when the server asks (`NONCE need
+# TOKENS`: `$NAME` a variable, `@` the positional parameters, `NAME` a command that may be a
+# function): bash's own `declare -p` and `declare -f` of them and `set --` with the positional
+# parameters the trap saw, then the line's reply into the caller's __gsh_r. The tokens are the
+# server's (identifiers and safe names only) and are passed as words, never evaluated.
+__gsh_state() {
+	local __gsh_w=() __gsh_v=() __gsh_fn=() __gsh_p='' __gsh_i='' || return 1
+	IFS=' ' read -r -a __gsh_w <<<"$2" || return 1
+	for __gsh_i in "${__gsh_w[@]}"; do
+		case $__gsh_i in
+		'$'*) __gsh_v+=("${__gsh_i#'$'}") ;;
+		@) __gsh_p=1 ;;
+		*) __gsh_fn+=("$__gsh_i") ;;
+		esac
+	done
+	{
+		printf '%s state ' "$1"
+		((${#__gsh_v[@]} == 0)) || builtin declare -p -- "${__gsh_v[@]}" || :
+		((${#__gsh_fn[@]} == 0)) || builtin declare -f -- "${__gsh_fn[@]}" || :
+		if [[ -n $__gsh_p ]]; then
+			printf 'set --'
+			printf ' %q' "${__gsh_pos[@]}"
+			printf '\n'
+		fi
+		printf '\0'
+	} 2>/dev/null 1>&"$__gsh_wfd" &&
+		IFS= read -r -t 20 -u "$__gsh_rfd" __gsh_r 2>/dev/null &&
+		[[ $__gsh_r == "$1 "* ]]
+}
+
 # `shopt login_shell` is off in this non-login shell, so bash's logout would refuse.
 logout() { exit "$@"; }
 
-readonly -f __gsh_guard __gsh_line logout
+readonly -f __gsh_guard __gsh_line __gsh_state logout
 readonly BASH_COMMAND SRANDOM PS4
 declare -r FUNCNEST
 
@@ -204,7 +238,7 @@ declare -r FUNCNEST
 # shadow what the guard calls (special builtins such as `unset` cannot be shadowed in POSIX
 # mode), re-assert functrace and extdebug, and decide. Words are quoted against aliases.
 # A tampered POSIXLY_CORRECT makes the trap fail, which skips the command: fail closed.
-trap -- '[[ -o posix ]] && __gsh_posix=1 || __gsh_posix=0; POSIXLY_CORRECT=y; [[ -o posix ]] && \unset -f builtin command local printf read set shopt return exit unset kill fc trap eval && \set -T -o history && \shopt -s extdebug cmdhist lithist && \__gsh_guard' DEBUG
+trap -- '[[ -o posix ]] && __gsh_posix=1 || __gsh_posix=0; POSIXLY_CORRECT=y; [[ -o posix ]] && \unset -f builtin command local printf read set shopt return exit unset kill fc trap eval && \set -T -o history && \shopt -s extdebug cmdhist lithist && \__gsh_guard "$@"' DEBUG
 
 # The login files, as a login bash reads them (bash ignores --rcfile in a login shell, so this
 # shell is not one), at the top level so their declarations stay global. Every command in

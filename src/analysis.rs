@@ -28,6 +28,17 @@ pub fn analyse_reading(
     parse::analyse(text, limits, &Analyser, read)
 }
 
+/// [`analyse_reading`] for a line of an interactive session, after the session's `state` (what
+/// the hook read from bash for it: see [`parse::analyse_in_session`]).
+pub fn analyse_in_session(
+    state: &str,
+    line: &str,
+    limits: &Limits,
+    read: &mut dyn FnMut(&str) -> Option<String>,
+) -> Analysis {
+    parse::analyse_in_session(state, line, limits, &Analyser, read)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

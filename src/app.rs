@@ -139,6 +139,7 @@ pub fn run(args: &[OsString]) -> i32 {
         escape: gate::escape_requested(&ctx, &config),
         overrides: &overrides,
         stdin: stdin.as_ref(),
+        session_state: None,
     };
     let undecided = Verdict::deny(Stage::Error, interrupt::REASON_ID, "");
     let undecided = Record::new(&ctx, &config, surface, &text, undecided, started);

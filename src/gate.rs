@@ -33,6 +33,9 @@ pub struct Request<'a> {
     /// The process's stdin, where this surface may read an interpreter's program from it and
     /// hand it on (the shell surface, stdin not a terminal); `None` elsewhere.
     pub stdin: Option<&'a StdinProgram>,
+    /// An interactive line's session state, as the hook read it from bash (`declare -p`,
+    /// `declare -f`, `set -- …`): the line is analysed after it ([`crate::analysis::analyse_in_session`]).
+    pub session_state: Option<&'a str>,
 }
 
 /// What the review surface overrides; enforcement uses none of it.
@@ -103,7 +106,10 @@ pub fn facts(ctx: &Context, config: &Config, request: &Request) -> Facts {
         }
         crate::script_files::read_script(Path::new(&ctx.cwd), path, script_bound)
     };
-    let analysis = crate::analysis::analyse_reading(request.text, limits, &mut read);
+    let analysis = match request.session_state {
+        Some(state) => crate::analysis::analyse_in_session(state, request.text, limits, &mut read),
+        None => crate::analysis::analyse_reading(request.text, limits, &mut read),
+    };
     let signals = signals::detect(&analysis);
     debug!(
         stage = "analysis",

@@ -34,6 +34,7 @@ pub fn decide_line(
     ctx: &Context,
     config: &Config,
     fc_output: &str,
+    state: Option<&str>,
     surface: Surface,
     escape: bool,
 ) -> Decided {
@@ -44,7 +45,35 @@ pub fn decide_line(
         return carry_out(config, &record, LINE_UNREADABLE.to_string());
     };
     let hook_refused = names_the_hook(text);
-    decide_unit(ctx, config, text, Unit::Line, surface, escape, hook_refused)
+    let asked = Asked {
+        text,
+        unit: Unit::Line,
+        state,
+    };
+    decide_unit(ctx, config, &asked, surface, escape, hook_refused)
+}
+
+/// What is to be decided: one command or a line, and for a line the session's state.
+struct Asked<'a> {
+    text: &'a str,
+    unit: Unit,
+    state: Option<&'a str>,
+}
+
+/// What the hook is to read from bash before the line in `fc_output` is decided (the `need`
+/// tokens of [`protocol::need_tokens`]: the variables it names, whether it uses `$1…`, and its
+/// command names, which may be functions); empty when there is nothing to ask (no line, `exit`,
+/// a line the hook refuses anyway).
+pub fn line_needs(config: &Config, fc_output: &str) -> Vec<String> {
+    let Some(text) = line_text(fc_output) else {
+        return Vec::new();
+    };
+    if is_exit(text) || names_the_hook(text) {
+        return Vec::new();
+    }
+    let analysis = crate::analysis::analyse(text, &config.limits);
+    let names = analysis.commands.iter().filter_map(|c| c.name_value());
+    super::protocol::need_tokens(text, names)
 }
 
 /// The hook's own functions and variables (`__gsh_*`, `__GSH_*`), spelled out in the text.
@@ -63,26 +92,23 @@ pub fn decide(
     escape: bool,
     hook_refused: bool,
 ) -> Decided {
-    decide_unit(
-        ctx,
-        config,
+    let asked = Asked {
         text,
-        Unit::Command,
-        surface,
-        escape,
-        hook_refused,
-    )
+        unit: Unit::Command,
+        state: None,
+    };
+    decide_unit(ctx, config, &asked, surface, escape, hook_refused)
 }
 
 fn decide_unit(
     ctx: &Context,
     config: &Config,
-    text: &str,
-    unit: Unit,
+    asked: &Asked,
     surface: Surface,
     escape: bool,
     hook_refused: bool,
 ) -> Decided {
+    let text = asked.text;
     let started = Instant::now();
     let record = if is_exit(text) && !hook_refused {
         let always = Verdict::new(
@@ -93,7 +119,7 @@ fn decide_unit(
         );
         Record::new(ctx, config, surface, text, always, started)
     } else {
-        let assessment = gate(ctx, config, text, unit, surface, escape);
+        let assessment = gate(ctx, config, asked, surface, escape);
         let mut verdict = assessment.verdict.clone();
         if hook_refused && verdict.allowed() {
             verdict = Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
@@ -144,11 +170,11 @@ fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
 fn gate(
     ctx: &Context,
     config: &Config,
-    text: &str,
-    unit: Unit,
+    asked: &Asked,
     surface: Surface,
     escape: bool,
 ) -> Assessment {
+    let (text, unit) = (asked.text, asked.unit);
     let overrides = Overrides::enforcing();
     let run = |t: &str| {
         let request = Request {
@@ -157,6 +183,7 @@ fn gate(
             escape,
             overrides: &overrides,
             stdin: None,
+            session_state: asked.state,
         };
         gate::decide(ctx, config, &request)
     };
@@ -249,23 +276,19 @@ mod tests {
     fn completed_header_keeps_its_signals() {
         let config = Config::default();
         let ctx = Context::default();
-        let gated = gate(
-            &ctx,
-            &config,
-            "for i in $(rm -rf /)",
-            Unit::Command,
-            Surface::Interactive,
-            false,
-        );
+        let asked = Asked {
+            text: "for i in $(rm -rf /)",
+            unit: Unit::Command,
+            state: None,
+        };
+        let gated = gate(&ctx, &config, &asked, Surface::Interactive, false);
         assert!(!gated.verdict.allowed());
-        let gated = gate(
-            &ctx,
-            &config,
-            "for i in 1 2",
-            Unit::Command,
-            Surface::Interactive,
-            false,
-        );
+        let asked = Asked {
+            text: "for i in 1 2",
+            unit: Unit::Command,
+            state: None,
+        };
+        let gated = gate(&ctx, &config, &asked, Surface::Interactive, false);
         assert!(!gated
             .signals
             .iter()

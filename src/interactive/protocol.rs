@@ -5,7 +5,9 @@
 //! is then what `fc -ln -0` printed for the line's history entry (the hook runs it in POSIX
 //! mode, where fc prints a tab before the text and a newline after it), which [`line_text`]
 //! takes apart. A reply is one line,
-//! `NONCE SP allow` or `NONCE SP deny SP REASON`. The nonce is fresh per request, so a reply
+//! `NONCE SP allow` or `NONCE SP deny SP REASON`; to a line it may first be `NONCE SP need SP
+//! TOKENS`, which the hook answers with `NONCE SP state SP TEXT NUL` (the session's state the line
+//! is judged with) before the line's own reply. The nonce is fresh per request, so a reply
 //! cannot be replayed or answered out of turn.
 
 /// What the server answers.
@@ -13,6 +15,9 @@
 pub enum Reply {
     Allow,
     Deny(String),
+    /// For a line: what the hook is to read from bash and send back in a `state` request with
+    /// the same nonce before the line is decided (see [`need_tokens`]).
+    Need(Vec<String>),
 }
 
 /// What a request asks about.
@@ -22,6 +27,10 @@ pub enum Unit {
     Command,
     /// A whole submitted line, before any part of it runs.
     Line,
+    /// The session's state for the line just asked about, in answer to its `need` reply: what
+    /// bash printed for `declare -p` of the variables, `declare -f` of the functions and
+    /// `set --` with the positional parameters (`printf %q`).
+    State,
 }
 
 /// One parsed request.
@@ -46,6 +55,7 @@ pub fn parse_request(request: &[u8]) -> Option<Request<'_>> {
         b"-" => (Unit::Command, false),
         b"guard" => (Unit::Command, true),
         b"line" => (Unit::Line, false),
+        b"state" => (Unit::State, false),
         _ => return None,
     };
     let text = String::from_utf8_lossy(parts.next()?).into_owned();
@@ -77,7 +87,70 @@ pub fn format_reply(nonce: &str, reply: &Reply) -> String {
                 .collect();
             format!("{nonce} deny {reason}\n")
         }
+        Reply::Need(tokens) => format!("{nonce} need {}\n", tokens.join(" ")),
     }
+}
+
+/// Most names one `need` reply asks for, of each kind.
+const MAX_NEEDED: usize = 64;
+
+/// What the hook is to read from bash for `line`, as `need` tokens: `$NAME` for each variable
+/// the line names (`$NAME`, `${NAME…}`, `${#NAME}`, `${!NAME}`), `@` when it uses the
+/// positional parameters, and `NAME` for each of `commands` (the line's command names) that
+/// could be a function. Every token is safe as a word for the hook (`[A-Za-z0-9_.:+%@-]`, not
+/// starting with `-`); at most [`MAX_NEEDED`] of each kind, in order of first use.
+pub fn need_tokens<'a>(line: &str, commands: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut vars: Vec<String> = Vec::new();
+    let mut positional = false;
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if bytes.get(i) == Some(&b'{') {
+            i += 1;
+            if matches!(bytes.get(i), Some(b'#' | b'!')) {
+                i += 1;
+            }
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let name = &line[start..i];
+        match bytes.get(start) {
+            Some(b) if b.is_ascii_digit() => positional = true,
+            Some(b'@' | b'*' | b'#') if name.is_empty() => positional = true,
+            _ => {}
+        }
+        if !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && vars.len() < MAX_NEEDED
+            && !vars.iter().any(|v| v == name)
+        {
+            vars.push(name.to_string());
+        }
+    }
+    let mut tokens: Vec<String> = vars.into_iter().map(|v| format!("${v}")).collect();
+    if positional {
+        tokens.push("@".into());
+    }
+    let mut functions = 0;
+    for name in commands {
+        let safe = !name.is_empty()
+            && !name.starts_with('-')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.:+%@-".contains(c));
+        if safe && functions < MAX_NEEDED && !tokens.iter().any(|t| t == name) && name != "@" {
+            tokens.push(name.to_string());
+            functions += 1;
+        }
+    }
+    tokens
 }
 
 #[cfg(test)]
@@ -109,6 +182,10 @@ mod tests {
             parse_request(b"8 line \t a; b\n"),
             r("8", l, false, "\t a; b\n")
         );
+        assert_eq!(
+            parse_request(b"9 state declare -- x=\"1\"\n"),
+            r("9", Unit::State, false, "declare -- x=\"1\"\n")
+        );
         assert_eq!(parse_request(b"8 line-guard a"), None);
         assert_eq!(parse_request(b"x1 - ls"), None);
         assert_eq!(parse_request(b" - ls"), None);
@@ -129,8 +206,35 @@ mod tests {
     }
 
     #[test]
+    fn needs() {
+        let need = |line, cmds: &[&'static str]| need_tokens(line, cmds.iter().copied());
+        assert_eq!(need("ls -la", &["ls"]), ["ls"]);
+        assert_eq!(
+            need("dd of=$dev ${disk[1]} ${#n} ${!ref} $x$x", &["dd"]),
+            ["$dev", "$disk", "$n", "$ref", "$x", "dd"]
+        );
+        assert_eq!(need("echo $1 \"$@\"", &["echo"]), ["@", "echo"]);
+        assert_eq!(need("echo ${10} $# $? $$ $!", &["echo"]), ["@", "echo"]);
+        assert_eq!(need("echo 'it costs $5'", &["echo"]), ["@", "echo"]);
+        // Only safe words for the hook: no path, option, expansion or quoting.
+        assert_eq!(
+            need(
+                "x",
+                &["/bin/ls", "-x", "a b", "$(x)", "my-fn", "pkg.sub:run"]
+            ),
+            ["my-fn", "pkg.sub:run"]
+        );
+        let many: String = (0..100).map(|i| format!("$v{i} ")).collect();
+        assert_eq!(need(&many, &[]).len(), MAX_NEEDED);
+    }
+
+    #[test]
     fn replies() {
         assert_eq!(format_reply("5", &Reply::Allow), "5 allow\n");
+        assert_eq!(
+            format_reply("5", &Reply::Need(vec!["$x".into(), "@".into(), "f".into()])),
+            "5 need $x @ f\n"
+        );
         assert_eq!(
             format_reply("5", &Reply::Deny("a\nb".into())),
             "5 deny a b\n"

@@ -1,6 +1,7 @@
 //! The check server (`guarded-sh --serve`), started once per session by the hook as a bash
 //! coprocess: reads NUL-terminated requests on stdin (a simple command, or a whole submitted
-//! line before any of it runs), decides each with the session's trusted
+//! line before any of it runs, for which it first asks the hook for the session's state of what
+//! the line names: `need`, answered by `state`), decides each with the session's trusted
 //! environment, audits it, and answers one line on stdout. It makes itself non-dumpable so the
 //! gated user can neither attach to it nor open its pipes through `/proc`.
 
@@ -23,18 +24,18 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
     let parent_cwd = format!("/proc/{}/cwd", nix::unistd::getppid());
     let mut input = std::io::stdin().lock();
     let mut output = std::io::stdout().lock();
-    let mut request = Vec::new();
+    // A request read while waiting for a line's state that was not that state: served next.
+    let mut pending: Option<Vec<u8>> = None;
     loop {
-        request.clear();
-        match input.read_until(0, &mut request) {
-            Ok(0) => return 0,
-            Ok(_) => {}
-            Err(_) => return 1,
-        }
-        if request.last() == Some(&0) {
-            request.pop();
-        }
-        let line = match parse_request(&request) {
+        let request = match pending.take() {
+            Some(request) => request,
+            None => match read_request(&mut input) {
+                Some(Ok(request)) => request,
+                Some(Err(())) => return 1,
+                None => return 0,
+            },
+        };
+        let reply = match parse_request(&request) {
             Some(req) => {
                 // The session's working directory, for the policy input (cd does not reach us).
                 if let Ok(cwd) = std::fs::read_link(&parent_cwd) {
@@ -42,7 +43,33 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                 }
                 let decided = match req.unit {
                     Unit::Line => {
-                        check::decide_line(&ctx, config, &req.text, Surface::Interactive, escape)
+                        let needs = check::line_needs(config, &req.text);
+                        let mut state = None;
+                        if !needs.is_empty() {
+                            if send(&mut output, &format_reply(req.nonce, &Reply::Need(needs)))
+                                .is_err()
+                            {
+                                return 1;
+                            }
+                            match read_request(&mut input) {
+                                Some(Ok(next)) => match parse_request(&next) {
+                                    Some(s) if s.unit == Unit::State && s.nonce == req.nonce => {
+                                        state = Some(s.text)
+                                    }
+                                    _ => pending = Some(next),
+                                },
+                                Some(Err(())) => return 1,
+                                None => return 0,
+                            }
+                        }
+                        check::decide_line(
+                            &ctx,
+                            config,
+                            &req.text,
+                            state.as_deref(),
+                            Surface::Interactive,
+                            escape,
+                        )
                     }
                     Unit::Command => check::decide(
                         &ctx,
@@ -52,6 +79,11 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                         escape,
                         req.hook_refused,
                     ),
+                    // State only follows a `need` reply, read above.
+                    Unit::State => check::Decided {
+                        allowed: false,
+                        reason: "session state sent out of turn".into(),
+                    },
                 };
                 let reply = if decided.allowed {
                     Reply::Allow
@@ -63,12 +95,28 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
             // No nonce to answer to: the hook sees a mismatch and falls back to a fresh check.
             None => format_reply("0", &Reply::Deny("malformed request".into())),
         };
-        if output
-            .write_all(line.as_bytes())
-            .and_then(|()| output.flush())
-            .is_err()
-        {
+        if send(&mut output, &reply).is_err() {
             return 1;
         }
     }
+}
+
+/// One NUL-terminated request (without its NUL); `None` at the end of input.
+fn read_request(input: &mut impl BufRead) -> Option<Result<Vec<u8>, ()>> {
+    let mut request = Vec::new();
+    match input.read_until(0, &mut request) {
+        Ok(0) => None,
+        Ok(_) => {
+            if request.last() == Some(&0) {
+                request.pop();
+            }
+            Some(Ok(request))
+        }
+        Err(_) => Some(Err(())),
+    }
+}
+
+fn send(output: &mut impl Write, line: &str) -> std::io::Result<()> {
+    output.write_all(line.as_bytes())?;
+    output.flush()
 }

@@ -12,6 +12,8 @@ pub struct Function {
     pub name: String,
     /// Indexes into `Analysis::commands`.
     pub body: Vec<usize>,
+    /// The body's text as written (`{ …; }`), for running it again with a call's arguments.
+    pub source: String,
 }
 
 /// A pipeline: for each stage, the commands that belong to it.
@@ -48,6 +50,9 @@ pub struct Analysis {
     /// Shell script files a command runs that are larger than `Limits::max_bytes`, so were not
     /// analysed: (command index, path as written, bytes).
     pub oversized_scripts: Vec<(usize, String, usize)>,
+    /// The session's functions by name, with their bodies' text (an interactive line judged with
+    /// the session's state): a call is analysed as its body with the call's arguments.
+    pub session_functions: std::collections::BTreeMap<String, String>,
     /// Interpreter programs found (`python3 -c`, a heredoc fed to `perl`, a script file), with
     /// the command that runs them. See `crate::interp`.
     pub programs: Vec<(usize, Report)>,

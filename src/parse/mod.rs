@@ -44,6 +44,26 @@ pub fn analyse(
     lowerer.out
 }
 
+/// Analyses `line` as an interactive session runs it: after `state`, the session's own state as
+/// the hook read it from bash (`declare -p` of the variables the line names, `declare -f` of the
+/// functions it may call, `set -- …` for the positional parameters). The state is lowered on its
+/// own first, its signals dropped: only what it leaves (constants, positional parameters, the
+/// functions' bodies) carries into the line, whose calls of those functions are analysed as
+/// their bodies with the calls' arguments. What the state does not give stays unknown.
+pub fn analyse_in_session(
+    state: &str,
+    line: &str,
+    limits: &Limits,
+    interpreters: &dyn Interpreters,
+    read: &mut ReadScript<'_>,
+) -> Analysis {
+    let mut lowerer = lower::Lowerer::new(limits, interpreters, read);
+    lowerer.start_from_state(state);
+    lowerer.script(line, &Context::default(), None);
+    lowerer.out.parse_steps = lowerer.parse_steps();
+    lowerer.out
+}
+
 /// `analyse` with every text, plain command lines included, parsed by tree-sitter: the reference
 /// the plain-line path is compared with (`tests/integration/parse_plain.rs`).
 pub fn analyse_grammar_only(

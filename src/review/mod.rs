@@ -113,6 +113,7 @@ fn request<'a>(text: &'a str, overrides: &'a Overrides) -> Request<'a> {
         escape: false,
         overrides,
         stdin: None,
+        session_state: None,
     }
 }
 

@@ -288,15 +288,12 @@ fn auto_selects_journald_then_syslog_then_the_file_only() {
     for command in ["touch {dir}/ran", "rm -rf /"] {
         let r = gated(&s, command);
         assert_eq!(r.code, Some(126), "{command}: {}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "no audit sink recorded this decision (none is configured or present); set \
-                 [audit] system_log or [audit] file in /etc/guarded-sh/config.toml \
-                 [audit.no_sink]"
-            ),
-            "{command}: {}",
-            r.stderr
+        let refusal = format!(
+            "no audit sink recorded this decision (none is configured or present); set [audit] \
+             system_log or [audit] file in {} [audit.no_sink]",
+            s.path("config.toml").display()
         );
+        assert!(r.stderr.contains(&refusal), "{command}: {}", r.stderr);
         assert!(!exists(&s.path("ran")), "{command}: ran unrecorded");
     }
 }

@@ -11,8 +11,57 @@ fn setup() -> Setup {
     Setup::with("[policy]\ncache_dir = \"{dir}/no-cache\"\n")
 }
 
-/// Runs `--serve` with `requests` on stdin: the reply lines and the audit file's text.
+/// Runs `--serve` with `requests` (each NUL-terminated) as the hook sends them, one at a time:
+/// a `need` reply is answered with an empty state, as from a session that has none of what was
+/// asked. The final reply lines and the audit file's text.
 pub(crate) fn serve(requests: &[u8]) -> (Vec<String>, String) {
+    serve_with_state(requests, |_| String::new()).0
+}
+
+/// [`serve`], answering each `need` reply (its tokens) with `state(tokens)`: the final replies
+/// and the audit text, and the `need` replies seen.
+pub(crate) fn serve_with_state(
+    requests: &[u8],
+    state: impl Fn(&str) -> String,
+) -> ((Vec<String>, String), Vec<String>) {
+    use std::io::BufRead;
+    let s = setup();
+    let mut child = s
+        .command(&["--serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = child.stdin.take().unwrap();
+    let mut from = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut replies, mut needs) = (Vec::new(), Vec::new());
+    for request in requests.split_inclusive(|b| *b == 0) {
+        to.write_all(request).unwrap();
+        to.flush().unwrap();
+        loop {
+            let mut reply = String::new();
+            if from.read_line(&mut reply).unwrap() == 0 {
+                break;
+            }
+            let reply = reply.trim_end_matches('\n').to_string();
+            let Some((nonce, tokens)) = reply.split_once(" need ") else {
+                replies.push(reply);
+                break;
+            };
+            write!(to, "{nonce} state {}\0", state(tokens)).unwrap();
+            to.flush().unwrap();
+            needs.push(reply);
+        }
+    }
+    drop(to);
+    assert!(child.wait().unwrap().success());
+    let audit = std::fs::read_to_string(s.path("audit.jsonl")).unwrap_or_default();
+    ((replies, audit), needs)
+}
+
+/// Runs `--serve` with all of `requests` written at once, whatever it answers: every reply line.
+fn serve_raw(requests: &[u8]) -> Vec<String> {
     let s = setup();
     let mut child = s
         .command(&["--serve"])
@@ -23,14 +72,42 @@ pub(crate) fn serve(requests: &[u8]) -> (Vec<String>, String) {
         .unwrap();
     child.stdin.take().unwrap().write_all(requests).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let replies = String::from_utf8(out.stdout)
-        .unwrap()
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_string)
-        .collect();
-    let audit = std::fs::read_to_string(s.path("audit.jsonl")).unwrap_or_default();
-    (replies, audit)
+        .collect()
+}
+
+/// A line is judged with the state the hook sends for it: the server asks for the variables
+/// and functions the line names, and the same line gets the verdict its values call for.
+#[test]
+fn server_asks_for_a_lines_state() {
+    let line = b"1 line \tdd if=/dev/zero of=$dev count=1; wipe /dev/sdy\n\0";
+    let ((replies, _), needs) = serve_with_state(line, |_| "declare -- dev=\"/dev/sdz\"\n".into());
+    assert_eq!(needs, ["1 need $dev dd wipe"]);
+    assert!(
+        replies[0].starts_with("1 deny command risk: dd writing"),
+        "{replies:?}"
+    );
+    let ((replies, _), _) = serve_with_state(line, |_| "declare -- dev=\"/tmp/x.img\"\n".into());
+    assert_eq!(replies, ["1 allow"]);
+    let wipe = "wipe () \n{ \n    dd if=/dev/zero of=\"$1\"\n}\ndeclare -- dev=\"/tmp/x.img\"\n";
+    let ((replies, _), _) = serve_with_state(line, |_| wipe.into());
+    assert!(
+        replies[0].starts_with("1 deny command risk: dd writing"),
+        "{replies:?}"
+    );
+    // Another request where the state was due: the line is decided without it (its values
+    // unknown, as on -c), and the other request is served after it.
+    let mut stream = line.to_vec();
+    stream.extend_from_slice(b"2 - ls\0");
+    assert_eq!(
+        serve_raw(&stream),
+        ["1 need $dev dd wipe", "1 allow", "2 allow"]
+    );
+    // A state out of turn is refused.
+    let ((replies, _), _) = serve_with_state(b"5 state declare -- x=1\0", |_| String::new());
+    assert_eq!(replies, ["5 deny session state sent out of turn"]);
 }
 
 #[test]

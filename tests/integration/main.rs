@@ -55,6 +55,7 @@ mod preflight;
 mod readme_quick_start;
 mod review_check_file;
 mod robustness;
+mod session_state;
 mod shell_surface;
 mod shell_table;
 mod strict_defaults;

@@ -42,6 +42,7 @@ fn input_shape_is_pinned() {
             escape: false,
             overrides: &overrides,
             stdin: None,
+            session_state: None,
         };
         let gated = decide(&context(), &config, &request);
         all.insert(name.into(), gated.input);
@@ -90,6 +91,7 @@ fn a_policy_can_refuse_hidden_execution() {
             escape: false,
             overrides: &overrides,
             stdin: None,
+            session_state: None,
         };
         let verdict = decide(&ctx, &config, &request).verdict;
         assert_eq!(verdict.allowed(), allowed, "{text}: {verdict:?}");

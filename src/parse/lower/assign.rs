@@ -65,6 +65,19 @@ impl Lowerer<'_> {
                         .map(|w| w.value().map(str::to_string))
                         .collect();
                     match static_words {
+                        // `[2]=x` (as `declare -p` prints an array): the element at that index.
+                        Some(w) if text(src, child).starts_with('[') => match w.as_slice() {
+                            [one] => match subscripted(one) {
+                                Some((i, value)) => {
+                                    if v.len() <= i {
+                                        v.resize(i + 1, String::new());
+                                    }
+                                    v[i] = value.to_string();
+                                }
+                                None => values = None,
+                            },
+                            _ => values = None,
+                        },
                         Some(w) => v.extend(w),
                         None => values = None,
                     }
@@ -105,6 +118,8 @@ impl Lowerer<'_> {
         let index = self.reserve(ctx);
         let mut name = Word::default();
         let mut args = Vec::new();
+        // `declare -n ref=NAME`: `$ref` is NAME's value, not the text NAME (nothing is known).
+        let mut nameref = false;
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             if !child.is_named() {
@@ -115,7 +130,11 @@ impl Lowerer<'_> {
             }
             if child.kind() == "variable_assignment" {
                 let (var, value) = self.assignment_parts(src, child, ctx);
-                self.remember(child, &var, &value);
+                if nameref {
+                    self.vars.set(&var, None);
+                } else {
+                    self.remember(child, &var, &value);
+                }
                 let mut w = Word::literal(&format!("{var}={}", value.value().unwrap_or("")));
                 if !value.is_static() {
                     w = Word::unknown(&format!("{var}={}", value.raw));
@@ -125,6 +144,13 @@ impl Lowerer<'_> {
                 w.raw = text(src, child).chars().take(MAX_RAW).collect();
                 args.push(w);
             } else {
+                let flag = text(src, child);
+                if matches!(name.raw.as_str(), "declare" | "typeset" | "local")
+                    && flag.starts_with('-')
+                    && flag.contains('n')
+                {
+                    nameref = true;
+                }
                 if name.raw == "unset" {
                     self.vars.unset(text(src, child));
                 } else if child.kind() == "variable_name" {
@@ -135,4 +161,11 @@ impl Lowerer<'_> {
         }
         self.finish(index, name, args, Vec::new(), ctx.redirects.clone(), ctx);
     }
+}
+
+/// `[N]=value` as an element of an array literal: the index (small, decimal) and the value.
+fn subscripted(element: &str) -> Option<(usize, &str)> {
+    let (index, value) = element.strip_prefix('[')?.split_once("]=")?;
+    let i: usize = index.trim().parse().ok()?;
+    (i < 4096).then_some((i, value))
 }

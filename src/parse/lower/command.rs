@@ -132,10 +132,19 @@ impl Lowerer<'_> {
         let snapshot = self.out.commands.get(index).cloned();
         if let Some(cmd) = snapshot {
             self.follow(index, &cmd, ctx);
+            // A sourced file that could not be read (followed, its file was) may set anything.
+            if cmd.is(&["source", "."]) {
+                let read = crate::parse::unwrap::shell_script_path(&cmd)
+                    .is_some_and(|p| self.out.scripts.contains_key(p));
+                if !read {
+                    self.vars.forget_all();
+                }
+            }
         }
     }
 
-    /// Remembers `set -- a b` positional parameters.
+    /// Remembers `set -- a b` positional parameters (and `shift`), and forgets what `read` and
+    /// `printf -v` set.
     pub(super) fn track_constants(&mut self, index: usize) {
         let Some(cmd) = self.out.commands.get(index) else {
             return;
@@ -146,6 +155,26 @@ impl Lowerer<'_> {
                 .map(|w| w.value().map(str::to_string))
                 .collect();
             self.vars.positional = values;
+        } else if cmd.is(&["shift"]) {
+            let n = match cmd.args.first() {
+                None => Some(1),
+                Some(w) => w.value().and_then(|v| v.parse::<usize>().ok()),
+            };
+            self.vars.positional = match (self.vars.positional.take(), n) {
+                (Some(p), Some(n)) => Some(p.into_iter().skip(n).collect()),
+                _ => None,
+            };
+        } else if cmd.is(&["printf"]) {
+            // `printf -v NAME …` assigns NAME.
+            let values: Vec<Option<&str>> = cmd.args.iter().map(Word::value).collect();
+            for pair in values.windows(2) {
+                if let [Some("-v"), name] = pair {
+                    match name {
+                        Some(n) => self.vars.set(n, None),
+                        None => self.vars.forget_all(),
+                    }
+                }
+            }
         } else if cmd.is(&["read", "mapfile", "readarray", "getopts"]) {
             let names: Vec<String> = cmd
                 .arg_values()

@@ -74,6 +74,11 @@ impl Lowerer<'_> {
                         (Some(text), _) => (text, positional),
                         (None, template) => {
                             self.out.dynamic_code.push((index, raw));
+                            // Code only known at run time in this shell (`eval "$x"`) may set
+                            // any variable: none is known after it.
+                            if same_shell {
+                                self.vars.forget_all();
+                            }
                             // The outer shell fills the unknown parts; the inner one's `$1…`
                             // are not what the template's `$1…` mean, so none are known.
                             match template {
@@ -133,18 +138,21 @@ impl Lowerer<'_> {
         base.depth = depth;
         base.via.push(via);
         base.wrapped_by = Some(index);
-        let saved = if same_shell {
-            None
-        } else {
-            Some(std::mem::replace(
-                &mut self.vars,
-                positional.map(Vars::with_positional).unwrap_or_default(),
-            ))
-        };
-        self.nested(text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
-        if let Some(saved) = saved {
-            self.vars = saved;
+        // The same shell keeps its constants; a function call has its own `$1…` meanwhile.
+        if same_shell {
+            let saved = positional.map(|p| self.vars.positional.replace(p));
+            self.nested(text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
+            if let Some(saved) = saved {
+                self.vars.positional = saved;
+            }
+            return;
         }
+        let saved = std::mem::replace(
+            &mut self.vars,
+            positional.map(Vars::with_positional).unwrap_or_default(),
+        );
+        self.nested(text, &base, Some(cmd.stdin.clone()), ctx.tree_depth);
+        self.vars = saved;
     }
 
     /// An interpreter program: its report is kept in `Analysis::programs`, and what it runs is

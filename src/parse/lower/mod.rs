@@ -91,6 +91,22 @@ impl<'l> Lowerer<'l> {
         }
     }
 
+    /// Starts from a session's state (see [`crate::parse::analyse_in_session`]): `state` is
+    /// lowered on its own, its commands and signals dropped, and what it leaves known (constants,
+    /// positional parameters, its functions' bodies by name) is where this lowering starts.
+    pub(crate) fn start_from_state(&mut self, state: &str) {
+        let mut unread = |_: &str| None;
+        let mut prelude = Lowerer::new(self.limits, self.interpreters, &mut unread);
+        prelude.script(state, &Context::default(), None);
+        self.out.session_functions = prelude
+            .out
+            .functions
+            .iter()
+            .map(|f| (f.name.clone(), f.source.clone()))
+            .collect();
+        self.vars = std::mem::take(&mut prelude.vars);
+    }
+
     fn limit(&mut self, limit: Limit) {
         if !self.out.limits.contains(&limit) {
             self.out.limits.push(limit);

@@ -113,13 +113,15 @@ impl Lowerer<'_> {
         let start = self.out.commands.len();
         let mut c = ctx.clone();
         c.ir.function = Some(name.clone());
-        if let Some(body) = node.child_by_field_name("body") {
+        let body = node.child_by_field_name("body");
+        if let Some(body) = body {
             self.stmt(src, body, &c);
         }
         let end = self.out.commands.len();
         self.out.functions.push(Function {
             name,
             body: (start..end).collect(),
+            source: body.map(|b| text(src, b).to_string()).unwrap_or_default(),
         });
     }
 

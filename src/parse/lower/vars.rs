@@ -83,6 +83,15 @@ impl Vars {
         }
     }
 
+    /// After code that may set anything (`eval "$x"`, `. "$f"`): nothing is known any more,
+    /// `IFS` included.
+    pub(super) fn forget_all(&mut self) {
+        *self = Vars {
+            ifs_unknown: true,
+            ..Vars::default()
+        };
+    }
+
     /// `unset NAME`: no longer a known constant (`IFS` returns to its default).
     pub(super) fn unset(&mut self, name: &str) {
         self.set(name, None);

@@ -40,15 +40,17 @@ pub enum Inner {
         /// (`bash -c "rm -rf $D"` → `rm -rf $D`), analysed as an approximation.
         template: Option<String>,
     },
-    /// A shell script file (`sh FILE`, `. FILE`, `./deploy.sh`), its text as the caller read it.
+    /// A shell script file (`sh FILE`, `. FILE`, `./deploy.sh`), its text as the caller read it,
+    /// or a session function's body (`path` is then `function NAME`).
     File {
         via: Via,
         /// The path as written.
         path: String,
         text: String,
-        /// `$1…` of the script (`sh FILE ARGS…`, `. FILE ARGS…`); `None` when unknown.
+        /// `$1…` of the script or function (`sh FILE ARGS…`, `f ARGS…`); `None` when unknown,
+        /// or for a sourced file, which keeps the caller's.
         positional: Option<Vec<String>>,
-        /// Runs in the current shell (`source`, `.`), so constants carry over.
+        /// Runs in the current shell (`source`, `.`, a function), so constants carry over.
         same_shell: bool,
     },
     /// An interpreter program (`python3 -c`, `perl -e`, a heredoc, a script), analysed through
@@ -63,6 +65,16 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
         return Some(Vec::new());
     };
     let args = &cmd.args;
+    // A session's function comes before a program or builtin of the same name, as in bash.
+    if let Some(body) = analysis.session_functions.get(base) {
+        return Some(vec![Inner::File {
+            via: Via::Shell(format!("function {base}")),
+            path: format!("function {base}"),
+            text: body.clone(),
+            positional: args.iter().map(|w| w.value().map(str::to_string)).collect(),
+            same_shell: true,
+        }]);
+    }
     let wrap = |at: usize| argv(base, args, at, false);
     Some(match base {
         "sudo" => sudo(args),
