@@ -381,6 +381,17 @@ send "touch ~/part-a; rm -rf ~/victim \$GSH_NOPE/x; touch ~/part-b\r"
 step whole-line-denied {guarded-sh: denied}
 send "test -e ~/part-a || test -e ~/part-b || echo no-part-ran-\$((2*11))\r"
 step whole-line-nothing-ran {no-part-ran-22}
+# State from earlier lines: a device in a variable, a function called with the target.
+send "dev=/dev/sdz-nonexistent; echo set-\$((2*13))\r"
+sync set-26
+send "dd if=/dev/zero of=\$dev count=1; touch ~/state-ran\r"
+step state-variable-denied {guarded-sh: denied}
+send "wipe() { dd if=/dev/zero of=\"\$1\" count=1; }; echo defined-\$((3*11))\r"
+sync defined-33
+send "wipe /dev/sdz-nonexistent; touch ~/state-ran\r"
+step state-function-denied {guarded-sh: denied}
+send "test -e ~/state-ran || echo state-nothing-ran-\$((4*11))\r"
+step state-nothing-ran {state-nothing-ran-44}
 foreach {name attempt} {
   trap-removed {trap - DEBUG}
   enable-n-trap {enable -n trap}
@@ -423,7 +434,7 @@ while read -r name verdict; do
 	[[ -n $name ]] || continue
 	if [[ $verdict == ok ]]; then pass "interactive: $name"; else fail "interactive: $name" "see $T/session.log"; fi
 done <<<"$interactive"
-if [[ $(wc -l <<<"$interactive") -eq 20 ]]; then
+if [[ $(wc -l <<<"$interactive") -eq 23 ]]; then
 	pass "interactive: every step reported"
 else
 	fail "interactive: every step reported" "$(wc -l <<<"$interactive") results"
@@ -440,7 +451,7 @@ usermod -s /bin/bash "$TUSER"
 control=$(run_session 2 "$T/control.log")
 usermod -s "$BIN" "$TUSER"
 pkill -u "$TUSER" -x bash 2>/dev/null || true # the ungated control shells, if any linger
-gating=(critical-denied tamper-trap-removed tamper-enable-n-trap tamper-unset-hook tamper-shopt-extdebug
+gating=(critical-denied state-variable-denied state-function-denied tamper-trap-removed tamper-enable-n-trap tamper-unset-hook tamper-shopt-extdebug
 	tamper-set-functrace tamper-bash-env tamper-bash-norc tamper-bin-bash tamper-exec-bash)
 missed=0
 for g in "${gating[@]}"; do
