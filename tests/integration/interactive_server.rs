@@ -18,6 +18,16 @@ pub(crate) fn serve(requests: &[u8]) -> (Vec<String>, String) {
     serve_with_state(requests, |_| String::new()).0
 }
 
+/// `--serve` with this setup, its stdin and stdout piped to the test.
+fn spawn_server(s: &Setup) -> std::process::Child {
+    s.command(&["--serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// [`serve`], answering each `need` reply (its tokens) with `state(tokens)`: the final replies
 /// and the audit text, and the `need` replies seen.
 pub(crate) fn serve_with_state(
@@ -26,13 +36,7 @@ pub(crate) fn serve_with_state(
 ) -> ((Vec<String>, String), Vec<String>) {
     use std::io::BufRead;
     let s = setup();
-    let mut child = s
-        .command(&["--serve"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_server(&s);
     let mut to = child.stdin.take().unwrap();
     let mut from = std::io::BufReader::new(child.stdout.take().unwrap());
     let (mut replies, mut needs) = (Vec::new(), Vec::new());
@@ -63,13 +67,7 @@ pub(crate) fn serve_with_state(
 /// Runs `--serve` with all of `requests` written at once, whatever it answers: every reply line.
 fn serve_raw(requests: &[u8]) -> Vec<String> {
     let s = setup();
-    let mut child = s
-        .command(&["--serve"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_server(&s);
     child.stdin.take().unwrap().write_all(requests).unwrap();
     let out = child.wait_with_output().unwrap();
     String::from_utf8_lossy(&out.stdout)
