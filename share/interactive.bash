@@ -202,9 +202,12 @@ __gsh_line() {
 # parameters the trap saw, then the line's reply into the caller's __gsh_r. The tokens are the
 # server's (identifiers and safe names only) and are passed as words, never evaluated.
 __gsh_state() {
-	local __gsh_w=() __gsh_v=() __gsh_fn=() __gsh_p='' __gsh_i='' || return 1
-	IFS=' ' read -r -a __gsh_w <<<"$2" || return 1
-	for __gsh_i in "${__gsh_w[@]}"; do
+	local __gsh_w=$2 __gsh_v=() __gsh_fn=() __gsh_p='' __gsh_i='' || return 1
+	# The tokens split on spaces by hand (a here-string to `read -a` costs a temporary file).
+	while [[ -n $__gsh_w ]]; do
+		__gsh_i=${__gsh_w%% *}
+		__gsh_w=${__gsh_w#"$__gsh_i"}
+		__gsh_w=${__gsh_w# }
 		case $__gsh_i in
 		'$'*) __gsh_v+=("${__gsh_i#'$'}") ;;
 		@) __gsh_p=1 ;;

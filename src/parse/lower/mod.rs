@@ -95,6 +95,9 @@ impl<'l> Lowerer<'l> {
     /// lowered on its own, its commands and signals dropped, and what it leaves known (constants,
     /// positional parameters, its functions' bodies by name) is where this lowering starts.
     pub(crate) fn start_from_state(&mut self, state: &str) {
+        if state.trim().is_empty() {
+            return;
+        }
         let mut unread = |_: &str| None;
         let mut prelude = Lowerer::new(self.limits, self.interpreters, &mut unread);
         prelude.script(state, &Context::default(), None);
@@ -105,6 +108,8 @@ impl<'l> Lowerer<'l> {
             .map(|f| (f.name.clone(), f.source.clone()))
             .collect();
         self.vars = std::mem::take(&mut prelude.vars);
+        // The grammar, once made, serves the line too.
+        self.parser = prelude.parser.take();
     }
 
     fn limit(&mut self, limit: Limit) {
