@@ -81,7 +81,7 @@ __gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_int_trap
 # variable it uses is local and initialised; a local that cannot be created (a readonly global
 # of the same name) refuses the command.
 __gsh_guard() {
-	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' __gsh_pos=("$@") || return 1
+	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' || return 1
 	__gsh_c=$BASH_COMMAND
 	__gsh_no=${__gsh_cmdno@P}
 	# The user's SIGINT trap, set aside to abandon a refused line, is back before anything else
@@ -93,7 +93,7 @@ __gsh_guard() {
 	fi
 	if [[ $__gsh_c =~ $__gsh_exit_re ]]; then
 		__gsh_s=0
-	elif [[ $__gsh_no != "$__gsh_line_no" ]] && ! __gsh_line "$__gsh_no"; then
+	elif [[ $__gsh_no != "$__gsh_line_no" ]] && ! __gsh_line "$__gsh_no" "$@"; then
 		__gsh_s=1
 	elif [[ $__gsh_line_ok != 1 && $__gsh_no == "$__gsh_line_no" && $HISTCMD == "$__gsh_line_hist" ]]; then
 		# The rest of a refused line (reached only where the abandon did not take): skipped.
@@ -136,14 +136,15 @@ __gsh_guard() {
 	[[ $__gsh_s == 0 ]]
 }
 
-# The judgement of a new line, command number $1, before any of it runs: its history entry
+# The judgement of a new line, command number $1 (then the session's positional parameters),
+# before any of it runs: its history entry
 # (`fc -ln -0`, run in POSIX mode like all of the guard) goes whole to the server as a `line` request (to a fresh `--hook-check` in a
 # subshell or without the server). Returns 0 when the line may run. A refused line: the reason
 # once, then SIGINT to this shell, which abandons the line as Ctrl-C does (in a subshell: ends
 # the subshell); what still runs of it is skipped by the caller.
 __gsh_line() {
 	local __gsh_h=$HISTCMD __gsh_n='' __gsh_r='' __gsh_t='' __gsh_prev=$__gsh_line_hist \
-		__gsh_prev_no=$__gsh_line_no || return 1
+		__gsh_prev_no=$__gsh_line_no __gsh_pos=("${@:2}") || return 1
 	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0
 	if [[ ! -o history ]] || ! shopt -q cmdhist || [[ $__gsh_h == "$__gsh_prev" ]]; then
 		__gsh_r="session guard: the submitted line was not recorded in history, so it cannot be judged (run it again)"

@@ -359,3 +359,48 @@ fn oversized_shell_script_files_are_flagged_not_denied() {
     let inline = analyse(&big, &Limits::default());
     assert!(builtin(&detect(&inline), Mode::Command).is_some());
 }
+
+/// A shell script file is judged before anything runs, on each surface that can start one:
+/// `-c 'sh FILE'`, a script that sources it, and a program on stdin that runs it by path.
+/// The file's first command would leave a mark; the stand-in target is a device that does not
+/// exist.
+#[test]
+fn a_shell_script_file_is_judged_on_every_surface() {
+    let s = crate::setup::Setup::with("[policy]\nenabled = false\n");
+    let wipe = s.write_executable(
+        "wipe.sh",
+        &s.expand("touch {dir}/ran\ndd if=/dev/zero of=/dev/sdz-nonexistent count=1\n"),
+    );
+    let wipe = wipe.display().to_string();
+    let sourcing = s.write("outer.sh", &format!(". {wipe}\n"));
+    let runs = [
+        ("-c sh FILE", s.output(&["-c", &format!("sh {wipe}")])),
+        (
+            "script sourcing it",
+            s.output(&[sourcing.to_str().unwrap()]),
+        ),
+        (
+            "stdin running it by path",
+            s.output_with_stdin(&[], format!("{wipe}\n").as_bytes()),
+        ),
+    ];
+    for (label, out) in runs {
+        assert_eq!(
+            out.status.code(),
+            Some(126),
+            "{label}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!s.path("ran").exists(), "{label}: part of the file ran");
+    }
+    // The same file with a harmless target runs.
+    std::fs::write(&wipe, s.expand("touch {dir}/ran\n")).unwrap();
+    let out = s.output(&["-c", &format!("sh {wipe}")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(s.path("ran").exists());
+}
