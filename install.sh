@@ -114,6 +114,11 @@ toml_get() {
 
 # The static, non-PIE release binary (LD_PRELOAD and friends cannot act before main).
 build() {
+	# Exec supervision links libseccomp's static archive (Debian: libseccomp-dev).
+	if [[ ! -e /usr/lib/x86_64-linux-gnu/libseccomp.a ]] && command -v apt-get >/dev/null; then
+		say "installing libseccomp-dev (the static libseccomp the build links)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libseccomp-dev >/dev/null
+	fi
 	say "building the static release binary (build/static.sh)"
 	binary=$("$REPO/build/static.sh")
 }

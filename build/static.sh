@@ -15,5 +15,8 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 [[ $target_dir == /* ]] || target_dir=$REPO/$target_dir # cargo runs in $REPO
 export RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static"
+# libseccomp (exec supervision) from its static archive (libseccomp-dev), like everything else.
+export LIBSECCOMP_LINK_TYPE=static
+export LIBSECCOMP_LIB_PATH=${LIBSECCOMP_LIB_PATH:-/usr/lib/x86_64-linux-gnu}
 (cd "$REPO" && cargo build --release --target "$TRIPLE" "$@" >&2)
 echo "$target_dir/$TRIPLE/release/guarded-sh"

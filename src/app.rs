@@ -11,6 +11,7 @@ use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
 pub use crate::stderr::say;
 use crate::stdin_program::StdinProgram;
+use crate::supervise::{self, SuperviseMode};
 use crate::verdict::{
     exit_status, Effect, Stage, Surface, Verdict, EXIT_DENIED, EXIT_REVIEW_ALLOW, EXIT_USAGE,
 };
@@ -140,6 +141,7 @@ pub fn run(args: &[OsString]) -> i32 {
         overrides: &overrides,
         stdin: stdin.as_ref(),
         session_state: None,
+        started_by: None,
     };
     let undecided = Verdict::deny(Stage::Error, interrupt::REASON_ID, "");
     let undecided = Record::new(&ctx, &config, surface, &text, undecided, started);
@@ -180,20 +182,65 @@ pub fn run(args: &[OsString]) -> i32 {
         return exit_status(surface, &record.verdict).unwrap_or(EXIT_DENIED);
     };
     exec.stdin = stdin.and_then(StdinProgram::into_bytes);
-    exec_or_record_failure(&config, &exec, record)
+    exec_or_record_failure(&ctx, &config, &exec, record)
 }
 
-/// Execs the allowed command; returns only when it could not be started, which is recorded
-/// against the same decision.
-fn exec_or_record_failure(config: &Config, exec: &ShellExec, mut record: Record) -> i32 {
+/// Execs the allowed command, or starts it under exec supervision where `[supervise]` says so
+/// (and returns its status); returns otherwise only when it could not be started, which is
+/// recorded against the same decision.
+fn exec_or_record_failure(
+    ctx: &Context,
+    config: &Config,
+    exec: &ShellExec,
+    mut record: Record,
+) -> i32 {
     debug!(stage = "exec", program = %exec.program.display(), args = ?exec.args);
     interrupt::release();
-    let error = exec::exec(exec);
-    let reason = format!("cannot run {}: {error}", exec.program.display());
+    let (reason_id, reason) = match config.supervise.mode_for(ctx) {
+        SuperviseMode::Off => plain_exec(exec),
+        // Inside a supervised command (`guarded-sh -c` from an editor, a script): the enclosing
+        // supervisor judges this exec and all the real shell starts.
+        _ if supervise::serve::enclosing_supervisor() => plain_exec(exec),
+        mode => match config.supervise.kernel_supports() {
+            Ok(()) => match exec::hand_on_stdin(exec)
+                .map_err(|e| e.to_string())
+                .and_then(|()| supervise::serve::run(ctx, config, exec, mode))
+            {
+                Ok(status) => return status,
+                Err(e) => ("supervise.failed", format!("exec supervision: {e}")),
+            },
+            Err(why) if mode == SuperviseMode::Enforce => (
+                "supervise.unsupported",
+                format!(
+                    "exec supervision is required ([supervise] mode = \"enforce\" in {}), but {why}",
+                    config.file_in_use().display()
+                ),
+            ),
+            Err(why) => {
+                // Once per session: the session's own start warned already.
+                if !ctx.session_inherited() {
+                    let setting = "[supervise] mode = \"audit\"";
+                    say(&format!(
+                        "guarded-sh: warning: exec supervision is off for this session: {why} ({setting})"
+                    ));
+                }
+                plain_exec(exec)
+            }
+        },
+    };
     say(&format!("guarded-sh: {reason}"));
-    record.verdict = Verdict::deny(Stage::Exec, "exec.failed", reason);
+    record.verdict = Verdict::deny(Stage::Exec, reason_id, reason);
     audit::record(&config.audit, &record);
     EXIT_DENIED
+}
+
+/// Execs the real shell; returns only why it could not.
+fn plain_exec(exec: &ShellExec) -> (&'static str, String) {
+    let error = exec::exec(exec);
+    (
+        "exec.failed",
+        format!("cannot run {}: {error}", exec.program.display()),
+    )
 }
 
 /// A login or interactive session on a terminal: bash with the root-owned hook, or no shell.
@@ -228,7 +275,7 @@ fn session(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -
         ));
         return EXIT_DENIED;
     }
-    exec_or_record_failure(config, &exec, record)
+    exec_or_record_failure(ctx, config, &exec, record)
 }
 
 /// The record of a gated command: its verdict and evidence.

@@ -33,6 +33,8 @@ pub struct Config {
     pub approval: ApprovalConfig,
     /// `[advisory]`: the review surface's advisory model (owned by `advisory`).
     pub advisory: crate::advisory::AdvisoryConfig,
+    /// `[supervise]`: exec supervision (used by `supervise`).
+    pub supervise: SuperviseConfig,
     /// The file this configuration was read from, or would be (the default path when it is
     /// missing): what a message that says "set … in FILE" names. Not a setting.
     #[serde(skip)]
@@ -270,6 +272,110 @@ impl Default for InteractiveConfig {
             hook: "/usr/local/lib/guarded-sh/interactive.bash".into(),
             shell: "/bin/bash".into(),
             max_stdin_bytes: 128 * 1024,
+        }
+    }
+}
+
+/// `[supervise] mode`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SuperviseMode {
+    /// The real shell is exec'd; what it starts is not seen (the default).
+    #[default]
+    Off,
+    /// Every exec is judged and recorded; none is refused.
+    Audit,
+    /// Every exec is judged and recorded; what the gate does not allow fails with `EACCES`.
+    Enforce,
+}
+
+impl SuperviseMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuperviseMode::Off => "off",
+            SuperviseMode::Audit => "audit",
+            SuperviseMode::Enforce => "enforce",
+        }
+    }
+}
+
+/// `[supervise]` in the configuration.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct SuperviseConfig {
+    pub mode: SuperviseMode,
+    /// Only these accounts (by name) are supervised; with `groups`, the members of either. Both
+    /// empty: every account guarded-sh runs for.
+    pub users: Vec<String>,
+    pub groups: Vec<String>,
+    /// Where the kernel lists the seccomp actions it offers (`user_notif` is needed).
+    pub actions_file: PathBuf,
+    /// Largest path, argv and environment read from one exec, in bytes (the kernel's own limit
+    /// is about 2 MiB); a larger exec is refused in `enforce` mode.
+    pub max_exec_bytes: usize,
+}
+
+impl SuperviseConfig {
+    /// The mode that applies to the account `ctx` runs for: `Off` unless the setting is on and
+    /// names the account, one of its groups, or nobody in particular.
+    pub fn mode_for(&self, ctx: &crate::context::Context) -> SuperviseMode {
+        let config = self;
+        if config.mode == SuperviseMode::Off {
+            return SuperviseMode::Off;
+        }
+        if config.users.is_empty() && config.groups.is_empty() {
+            return config.mode;
+        }
+        if config.users.contains(&ctx.user) {
+            return config.mode;
+        }
+        if config.groups.is_empty() {
+            return SuperviseMode::Off;
+        }
+        let own = crate::trust::groups();
+        let member = config.groups.iter().any(|name| {
+            matches!(nix::unistd::Group::from_name(name), Ok(Some(g)) if own.contains(&g.gid.as_raw()))
+        });
+        if member {
+            config.mode
+        } else {
+            SuperviseMode::Off
+        }
+    }
+
+    /// Whether a command started now for `ctx` runs supervised: the setting applies and the kernel
+    /// can do it (the policy input's `execution.supervised`).
+    pub fn applies(&self, ctx: &crate::context::Context) -> bool {
+        self.mode_for(ctx) != SuperviseMode::Off && self.kernel_supports().is_ok()
+    }
+
+    /// Whether the kernel offers seccomp user notification, by its own list of actions.
+    pub fn kernel_supports(&self) -> Result<(), String> {
+        let file = &self.actions_file;
+        let mut text = String::new();
+        let read = std::fs::File::open(file).and_then(|f| f.take(4096).read_to_string(&mut text));
+        match read.map(|_| text) {
+            Ok(text) if text.split_whitespace().any(|a| a == "user_notif") => Ok(()),
+            Ok(_) => Err(format!(
+                "the kernel does not offer seccomp user notification ({} has no user_notif)",
+                file.display()
+            )),
+            Err(e) => Err(format!(
+                "cannot tell whether the kernel offers seccomp user notification ({}: {e})",
+                file.display()
+            )),
+        }
+    }
+}
+
+impl Default for SuperviseConfig {
+    fn default() -> Self {
+        SuperviseConfig {
+            mode: SuperviseMode::Off,
+            users: Vec::new(),
+            groups: Vec::new(),
+            actions_file: "/proc/sys/kernel/seccomp/actions_avail".into(),
+            max_exec_bytes: 4 * 1024 * 1024,
         }
     }
 }

@@ -89,6 +89,14 @@ impl Context {
         }
     }
 
+    /// True when the session id came from the environment: this invocation runs inside a
+    /// session another one started (a command typed in an interactive session).
+    pub fn session_inherited(&self) -> bool {
+        self.env
+            .iter()
+            .any(|(k, v)| k == SESSION_VAR && v.as_os_str() == self.session_id.as_str())
+    }
+
     /// This context as the start of a new interactive session: a fresh session id, whatever
     /// the environment said (the session exports it to what it runs).
     pub fn for_new_session(self) -> Self {

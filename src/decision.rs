@@ -17,6 +17,9 @@ pub enum Mode {
     Command,
     /// One simple command from the interactive session hook.
     Interactive,
+    /// A supervised exec made by a program that is not a shell: an interactive shell it starts
+    /// is a shell escape, denied outright.
+    Started,
 }
 
 /// The built-in floor: the first critical signal denies, with the reference's reason
@@ -28,6 +31,18 @@ pub fn builtin(signals: &[Signal], mode: Mode) -> Option<Verdict> {
             s.id(),
             format!("command risk: {}", s.reason()),
         ));
+    }
+    if mode == Mode::Started {
+        if let Some(s) = signals
+            .iter()
+            .find(|s| matches!(s.id(), "INTERACTIVE_SHELL" | "UNGUARDED_SHELL_EXEC"))
+        {
+            return Some(Verdict::deny(
+                Stage::BuiltIn,
+                s.id(),
+                format!("shell escape: {}", s.reason()),
+            ));
+        }
     }
     if mode == Mode::Interactive {
         if let Some(s) = signals

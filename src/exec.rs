@@ -61,12 +61,8 @@ pub fn env_for(ctx: &Context) -> ShellEnv {
 
 /// Execs; on success never returns. The error says why the shell could not be started.
 pub fn exec(spec: &ShellExec) -> std::io::Error {
-    if let Some(bytes) = &spec.stdin {
-        if let Err(e) = stdin_from(bytes) {
-            return std::io::Error::other(format!(
-                "cannot hand on the program read from stdin: {e}"
-            ));
-        }
+    if let Err(e) = hand_on_stdin(spec) {
+        return e;
     }
     let mut command = std::process::Command::new(&spec.program);
     command.arg0(&spec.argv0).args(&spec.args);
@@ -74,6 +70,17 @@ pub fn exec(spec: &ShellExec) -> std::io::Error {
         command.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
     }
     command.exec()
+}
+
+/// Makes the program the gate read from stdin (if it read one) this process's stdin again, for
+/// the real shell to read.
+pub fn hand_on_stdin(spec: &ShellExec) -> Result<(), std::io::Error> {
+    match &spec.stdin {
+        Some(bytes) => stdin_from(bytes).map_err(|e| {
+            std::io::Error::other(format!("cannot hand on the program read from stdin: {e}"))
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Why a configured real shell may not be exec'd: it is guarded-sh itself, which would gate the

@@ -36,6 +36,9 @@ pub struct Request<'a> {
     /// An interactive line's session state, as the hook read it from bash (`declare -p`,
     /// `declare -f`, `set -- …`): the line is analysed after it ([`crate::analysis::analyse_in_session`]).
     pub session_state: Option<&'a str>,
+    /// A supervised exec's caller when it is not a shell (an editor, a pager, `find`, a
+    /// language runtime): an interactive shell it starts is a shell escape ([`Mode::Started`]).
+    pub started_by: Option<&'a str>,
 }
 
 /// What the review surface overrides; enforcement uses none of it.
@@ -86,9 +89,10 @@ pub struct Facts {
     pub input: serde_json::Value,
 }
 
-fn mode(surface: Surface) -> Mode {
-    match surface {
-        Surface::Interactive | Surface::Hook => Mode::Interactive,
+fn mode(request: &Request) -> Mode {
+    match (request.surface, request.started_by) {
+        (Surface::Interactive | Surface::Hook, _) => Mode::Interactive,
+        (Surface::Exec, Some(_)) => Mode::Started,
         _ => Mode::Command,
     }
 }
@@ -130,9 +134,10 @@ pub fn facts(ctx: &Context, config: &Config, request: &Request) -> Facts {
         analysis: &analysis,
         signals: &signals,
         target: &target,
-        session: &session(ctx, request.surface, mode(request.surface)),
+        session: &session(ctx, request.surface, mode(request)),
         dry_run: overrides.dry_run,
         approved: false,
+        supervised: request.surface == Surface::Exec || config.supervise.applies(ctx),
     });
     Facts {
         analysis,
@@ -145,7 +150,7 @@ pub fn facts(ctx: &Context, config: &Config, request: &Request) -> Facts {
 
 /// Decides one command.
 pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
-    let mode = mode(request.surface);
+    let mode = mode(request);
     let Facts {
         analysis,
         signals,

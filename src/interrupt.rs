@@ -103,11 +103,36 @@ pub fn watch() {
         else {
             return;
         };
-        let _ = std::thread::Builder::new()
-            .name("guarded-sh-signals".into())
-            .stack_size(256 * 1024)
-            .spawn(move || take_when_it_comes(fd));
+        let _ = spawn_deaf("guarded-sh-signals", 256 * 1024, move || {
+            take_when_it_comes(fd)
+        });
     });
+}
+
+/// Starts a thread with every signal blocked from its first instruction: it takes the ones it
+/// wants through a signalfd, and a signal sent to the process (a child's SIGCHLD, the
+/// terminal's SIGQUIT or SIGTSTP) is never delivered to it at its default disposition, where it
+/// would be lost or would end the process, but stays for the thread that waits for it.
+pub fn spawn_deaf<F>(
+    name: &str,
+    stack: usize,
+    run: F,
+) -> std::io::Result<std::thread::JoinHandle<()>>
+where
+    F: FnOnce() + Send + 'static,
+{
+    let mut before = SigSet::empty();
+    pthread_sigmask(
+        SigmaskHow::SIG_BLOCK,
+        Some(&SigSet::all()),
+        Some(&mut before),
+    )?;
+    let spawned = std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(stack)
+        .spawn(run);
+    pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&before), None)?;
+    spawned
 }
 
 /// The waiting thread: waits until a signal is pending, then takes it only while the decision

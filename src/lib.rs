@@ -39,6 +39,7 @@ pub(crate) mod shell;
 pub mod signals;
 pub(crate) mod stderr;
 pub(crate) mod stdin_program;
+pub mod supervise;
 pub(crate) mod target;
 pub(crate) mod trust;
 pub mod verdict;

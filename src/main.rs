@@ -4,7 +4,7 @@
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use guarded_sh::{app, context, verdict};
+use guarded_sh::{app, context, supervise, verdict};
 
 fn main() {
     std::panic::set_hook(Box::new(|info| {
@@ -21,5 +21,9 @@ fn main() {
     // when they are enabled); the environment is left as it was given, for the real shell.
     context::disable_backtrace_capture();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The filtered side of exec supervision, started by the supervisor itself.
+    if supervise::child::requested(&args) {
+        std::process::exit(supervise::child::run(&args));
+    }
     std::process::exit(app::run(&args));
 }

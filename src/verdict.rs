@@ -162,6 +162,8 @@ pub enum Surface {
     Usage,
     /// A configuration that could not be loaded.
     Config,
+    /// A program started inside a supervised command or session (`[supervise]`).
+    Exec,
 }
 
 impl Surface {
@@ -176,6 +178,7 @@ impl Surface {
             Surface::Approve => "approve",
             Surface::Usage => "usage",
             Surface::Config => "config",
+            Surface::Exec => "exec",
         }
     }
 }

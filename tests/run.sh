@@ -67,7 +67,7 @@ approval_flow() {
   return "$status"
 }
 
-packages=(openssh-server openssh-client rsync git ansible-core python3-apt sudo expect tmux shellcheck python3-venv procps time valgrind)
+packages=(openssh-server openssh-client rsync git ansible-core python3-apt sudo expect tmux shellcheck python3-venv procps time valgrind libseccomp-dev gcc make vim less)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -58,7 +58,20 @@ pub struct Record {
     pub policy_digest: String,
     /// Ansible tasks the command carried (`payload::audit_view`): module and bounded arguments.
     pub ansible_tasks: Vec<serde_json::Value>,
+    /// A supervised exec's own facts (`mode` is `exec`): absent on every other record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecFacts>,
     pub duration_us: u64,
+}
+
+/// What a supervised exec's record adds: the program, the program that started it, and what
+/// the supervisor did (`audit` never refuses).
+#[derive(Clone, Debug, Serialize)]
+pub struct ExecFacts {
+    pub path: String,
+    pub caller: String,
+    pub supervision: &'static str,
+    pub refused: bool,
 }
 
 impl Record {
@@ -100,6 +113,7 @@ impl Record {
             verdict,
             policy_digest: String::new(),
             ansible_tasks: Vec::new(),
+            exec: None,
             duration_us: started.elapsed().as_micros() as u64,
         }
     }

@@ -184,6 +184,7 @@ fn gate(
             overrides: &overrides,
             stdin: None,
             session_state: asked.state,
+            started_by: None,
         };
         gate::decide(ctx, config, &request)
     };

@@ -11,7 +11,7 @@ mod word;
 
 pub use crate::ir::*;
 pub use plain::plain_words;
-pub use shebang::{is_shell_script, shebang};
+pub use shebang::{is_binary, is_shell_script, shebang};
 pub use word::split_words;
 
 /// What the shell analysis asks of the interpreter analysis.

@@ -32,14 +32,19 @@ pub fn shebang(text: &str) -> Option<String> {
 
 /// Whether a file run by path is a shell script: its `#!` names a shell, or it has none and is
 /// not binary (the shell then runs it itself, as bash and dash do when the kernel will not).
-/// Binary as bash decides it: a NUL byte in the first line, within its first 80 bytes.
+/// Binary: see [`is_binary`].
 pub fn is_shell_script(text: &str) -> bool {
     if text.starts_with("#!") {
         return shebang(text).is_some_and(|i| crate::programs::SHELLS.contains(&i.as_str()));
     }
-    let head = &text.as_bytes()[..text.len().min(80)];
+    !is_binary(text.as_bytes())
+}
+
+/// Binary as bash decides it: a NUL byte in the first line, within the first 80 bytes.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(80)];
     let first_line = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    !first_line.contains(&0)
+    first_line.contains(&0)
 }
 
 #[cfg(test)]

@@ -90,6 +90,8 @@ pub struct InputParts<'a> {
     pub session: &'a Session,
     pub dry_run: bool,
     pub approved: bool,
+    /// The command runs under exec supervision (`[supervise]`): what it starts is judged too.
+    pub supervised: bool,
 }
 
 /// Builds the versioned input document.
@@ -120,6 +122,7 @@ pub fn build(p: &InputParts) -> Value {
             "recipe": "",
             "dry_run": p.dry_run,
             "approved": p.approved,
+            "supervised": p.supervised,
         },
         "session": {
             "mode": p.session.mode,

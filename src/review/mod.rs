@@ -114,6 +114,7 @@ fn request<'a>(text: &'a str, overrides: &'a Overrides) -> Request<'a> {
         overrides,
         stdin: None,
         session_state: None,
+        started_by: None,
     }
 }
 

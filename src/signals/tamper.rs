@@ -24,7 +24,14 @@ spec!(
     "HOOK_TAMPERING",
     Critical,
     "tampers with the session hook",
-    "Defining, redefining or unsetting a `__gsh_*`/`__GSH_*` function or variable; `trap … DEBUG` in any form (`trap - DEBUG`, `trap '' debug`; `trap -p`/`-l` are fine); `enable` other than a listing (`enable -n trap`, `enable -f lib.so x`); `shopt -u extdebug`/`functrace`; `set +T`/`set +o functrace`. The interactive hook re-asserts its options and marks itself readonly, so these are defence in depth. `set -o posix` is not flagged: the hook survives it (verified)."
+    "Defining, redefining or unsetting a `__gsh_*`/`__GSH_*` function or variable; `trap … DEBUG` in any form (`trap - DEBUG`, `trap '' debug`; `trap -p`/`-l` are fine); `enable` other than a listing or the loading of a builtin bash does not have (`enable -n trap`, `enable -d x`, `enable -f lib.so trap`, a name only known at run time); `shopt -u extdebug`/`functrace`; `set +T`/`set +o functrace`. The interactive hook re-asserts its options and marks itself readonly, so these are defence in depth. `set -o posix` is not flagged: the hook survives it (verified)."
+);
+spec!(
+    BUILTIN_LOADED,
+    "BUILTIN_LOADED",
+    Medium,
+    "loads a shell builtin from a shared object",
+    "`enable -f FILE NAME…` adding builtins bash does not have, each named literally (pyenv's `enable -f …/pyenv-realpath.dylib realpath`): native code runs inside the shell. In an interactive session the session guard denies it (the code could remove the hook from inside the shell); elsewhere the policy decides. Replacing a builtin bash has, disabling or deleting one is HOOK_TAMPERING."
 );
 spec!(
     SHELL_ENV_INJECTION,
@@ -72,6 +79,7 @@ spec!(
 pub static SPECS: &[&Spec] = &[
     &GATE_VARIABLE_TAMPERING,
     &HOOK_TAMPERING,
+    &BUILTIN_LOADED,
     &SHELL_ENV_INJECTION,
     &LIBRARY_PATH_OVERRIDE,
     &GATE_FILE_TAMPERING,
@@ -293,6 +301,10 @@ fn hook_builtins(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
             let listing_only = values
                 .iter()
                 .all(|v| matches!(*v, "-a" | "-p" | "-s" | "-ap" | "-as" | "-ps"));
+            if !listing_only && loads_new_builtins(cmd) {
+                push_once(out, &BUILTIN_LOADED, i, cmd, cmd.text());
+                return;
+            }
             !listing_only || cmd.args.iter().any(|w| w.value().is_none())
         }
         "shopt" => cmd.short_flags().contains('u') && cmd.has_any_arg(&["extdebug", "functrace"]),
@@ -307,6 +319,93 @@ fn hook_builtins(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     if tampers {
         push_once(out, &HOOK_TAMPERING, i, cmd, cmd.text());
     }
+}
+
+/// The builtins bash has: `enable -f` over one of these replaces it.
+const BASH_BUILTINS: &[&str] = &[
+    ".",
+    ":",
+    "[",
+    "alias",
+    "bg",
+    "bind",
+    "break",
+    "builtin",
+    "caller",
+    "cd",
+    "command",
+    "compgen",
+    "complete",
+    "compopt",
+    "continue",
+    "declare",
+    "dirs",
+    "disown",
+    "echo",
+    "enable",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fc",
+    "fg",
+    "getopts",
+    "hash",
+    "help",
+    "history",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "suspend",
+    "test",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+];
+
+/// `enable -f FILE NAME…` that only adds builtins: no other option, every name literal and
+/// none of bash's own (the file may be only known at run time: it is what is loaded, not a
+/// name the hook relies on).
+fn loads_new_builtins(cmd: &Command) -> bool {
+    let mut words = cmd.args.iter();
+    let mut names = 0;
+    let mut file = false;
+    while let Some(w) = words.next() {
+        match w.value() {
+            Some("-f") if !file => {
+                file = words.next().is_some();
+                if !file {
+                    return false;
+                }
+            }
+            Some(name) if !name.starts_with('-') && !BASH_BUILTINS.contains(&name) => names += 1,
+            _ => return false,
+        }
+    }
+    file && names > 0
 }
 
 fn is_gate_path(path: &str) -> bool {

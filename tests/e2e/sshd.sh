@@ -4,7 +4,7 @@
 # 127.0.0.1 (own port, generated host and client keys, UsePAM no, external sftp-server) and a
 # throwaway user whose login shell is the installed binary: ssh, scp (both protocols), sftp,
 # rsync, git, ansible-core, a stdin script, and an interactive session driven through a
-# pseudo-terminal (expect), with a negative control that reruns the interactive checks with a
+# pseudo-terminal (expect), the same account under exec supervision, with a negative control that reruns the interactive checks with a
 # plain /bin/bash login shell and expects them to fail. Run as root on Debian 12:
 #   tests/e2e/sshd.sh                    (installs the packages it needs if missing)
 #   GSH_E2E_BINARY=path tests/e2e/sshd.sh   (test that binary instead of a fresh debug build)
@@ -462,6 +462,74 @@ if [[ $missed == 0 ]] && grep -qx 'cd-export-persist ok' <<<"$control"; then
 else
 	fail "negative control" "$missed gating checks passed without the gate; see $T/control.log"
 fi
+
+# --- exec supervision: the same account, supervised (docs/supervise.md) --------------------
+# Every program a command starts is judged on its real argv. The protocols, an editor on a
+# terminal and everyday ansible must work unchanged; what only exists at run time is refused.
+{
+	cat "$T/config.toml"
+	printf '[supervise]\nmode = "enforce"\nusers = ["%s"]\n' "$TUSER"
+} >"$T/config-supervised.toml"
+install -m 0644 -o root -g root "$T/config-supervised.toml" "$CONFIG"
+printf 'touch ~/sup-ran; dd if=/dev/zero of=/dev/sdz-nonexistent conv=nocreat count=1 2>/dev/null\n' >"$THOME/payload.txt"
+printf 'import os, sys\nsys.exit(os.system(open(os.path.expanduser("~/payload.txt")).read()) != 0)\n' >"$THOME/run.py"
+chown "$TUSER:$TUSER" "$THOME/payload.txt" "$THOME/run.py"
+rc=0
+rssh 'exit 3' || rc=$?
+check "supervised: ssh host 'exit 3' passes the status through" test "$rc" = 3
+check "supervised: stdout clean: 'echo hi' gives exactly hi" test "$(rssh 'echo hi' | od -An -c | tr -s ' ')" = " h i \n"
+rssh cat <"$T/blob" >"$T/blob.sup"
+check "supervised: 1 MiB binary stdin round trip" cmp "$T/blob" "$T/blob.sup"
+check "supervised: execs are judged and recorded" bash -c \
+	"grep -F '\"mode\":\"exec\"' '$AUDIT' | grep -qF '\"supervision\":\"enforce\"'"
+rc=0
+out=$(rssh 'python3 ~/run.py' 2>&1) || rc=$?
+check "supervised: a command python builds at run time is refused, with the reason" bash -c \
+	'test "$1" != 0 && grep -qF "guarded-sh: denied: /bin/sh: command risk" <<<"$2"' _ "$rc" "$out"
+check "supervised: the refused command had no effect" test ! -e "$THOME/sup-ran"
+check "supervised: scp upload and download (SFTP protocol)" bash -c \
+	"scp -q -F '$T/ssh_config' '$T/up.bin' e2e:sup-sftp.bin && scp -q -F '$T/ssh_config' e2e:sup-sftp.bin '$T/down-sup-sftp.bin' && cmp '$T/up.bin' '$T/down-sup-sftp.bin'"
+check "supervised: scp -O upload and download" bash -c \
+	"scp -O -q -F '$T/ssh_config' '$T/up.bin' e2e:sup-legacy.bin && scp -O -q -F '$T/ssh_config' e2e:sup-legacy.bin '$T/down-sup-legacy.bin' && cmp '$T/up.bin' '$T/down-sup-legacy.bin'"
+printf 'put %s sup-b.bin\nget sup-b.bin %s\n' "$T/up.bin" "$T/down-sup-b.bin" >"$T/batch-sup"
+check "supervised: sftp -b put/get identical" bash -c \
+	"sftp -q -F '$T/ssh_config' -b '$T/batch-sup' e2e && cmp '$T/up.bin' '$T/down-sup-b.bin'"
+check "supervised: rsync up and down identical" bash -c \
+	"rsync -a -e 'ssh -F $T/ssh_config' '$T/rs/src/' e2e:rs-sup/ && rsync -a -e 'ssh -F $T/ssh_config' e2e:rs-sup/ '$T/rs/back-sup/' && diff -r '$T/rs/src' '$T/rs/back-sup'"
+rssh 'git init -q --bare -b main sup.git' || true
+check "supervised: git push and clone" bash -c \
+	"git -C '$T/work' push -q e2e:sup.git main && git clone -q e2e:sup.git '$T/clone-sup' && test -d '$T/clone-sup/.git'"
+# An editor on a terminal: the text typed is saved, and what its shell escape starts is judged
+# (vim runs `$SHELL -c 'python3 ~/run.py'`; guarded-sh allows that text and execs its real shell
+# under the same supervisor, which refuses the command python builds).
+cat >"$T/editor.exp" <<'EXP'
+set timeout 10
+log_file -a $env(EXP_LOG)
+spawn -noecho {*}$env(EXP_SSH) -tt e2e vim -u NONE -i NONE -N edited.txt
+sleep 1
+send "isupervised-edit\033:w\r"
+sleep 0.5
+send ":!python3 ~/run.py\r"
+expect {
+  "denied: /bin/sh" { puts stdout "\nRESULT escape-denied" }
+  timeout { puts stdout "\nRESULT escape-timeout" }
+}
+send "\r:q!\r"
+expect eof
+EXP
+editor=$(EXP_LOG="$T/editor.log" EXP_SSH="${SSH[*]}" expect -f "$T/editor.exp" 2>&1 | tr -d '\r' || true)
+check "supervised: ssh -t with an editor saves the file" test "$(cat "$THOME/edited.txt" 2>/dev/null)" = supervised-edit
+check "supervised: what the editor's shell escape starts is refused, with no effect" bash -c \
+	'grep -qx "RESULT escape-denied" <<<"$1" && test ! -e "$2/sup-ran"' _ "$editor" "$THOME"
+export ANSIBLE_PIPELINING=False
+check "supervised: ansible command task runs" bash -c \
+	"ansible -i '$T/inventory' e2e -m command -a 'echo sup-cmd-ok' | grep -q sup-cmd-ok"
+rc=0
+ansible -i "$T/inventory" e2e -m command -a "python3 $THOME/run.py" >"$T/ansible-sup.log" 2>&1 || rc=$?
+check "supervised: an ansible command task that builds its command at run time fails with the reason" bash -c \
+	'test "$1" != 0 && grep -qF "guarded-sh: denied: /bin/sh: command risk" "$2"' _ "$rc" "$T/ansible-sup.log"
+check "supervised: the refused task had no effect" test ! -e "$THOME/sup-ran"
+install -m 0644 -o root -g root "$T/config.toml" "$CONFIG"
 
 check "nothing of the test user still runs" bash -c "for _ in \$(seq 30); do pgrep -u $TUSER >/dev/null || exit 0; sleep 0.1; done; pgrep -u $TUSER -a; pkill -u $TUSER; exit 1"
 

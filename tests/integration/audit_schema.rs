@@ -105,7 +105,7 @@ fn effect_position(effect: Effect) -> usize {
     }
 }
 
-const SURFACES: [Surface; 9] = [
+const SURFACES: [Surface; 10] = [
     Surface::Command,
     Surface::Script,
     Surface::Stdin,
@@ -115,6 +115,7 @@ const SURFACES: [Surface; 9] = [
     Surface::Approve,
     Surface::Usage,
     Surface::Config,
+    Surface::Exec,
 ];
 
 fn surface_position(surface: Surface) -> usize {
@@ -128,6 +129,7 @@ fn surface_position(surface: Surface) -> usize {
         Surface::Approve => 6,
         Surface::Usage => 7,
         Surface::Config => 8,
+        Surface::Exec => 9,
     }
 }
 

@@ -59,3 +59,4 @@ mod session_state;
 mod shell_surface;
 mod shell_table;
 mod strict_defaults;
+mod supervise;

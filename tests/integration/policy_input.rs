@@ -43,6 +43,7 @@ fn input_shape_is_pinned() {
             overrides: &overrides,
             stdin: None,
             session_state: None,
+            started_by: None,
         };
         let gated = decide(&context(), &config, &request);
         all.insert(name.into(), gated.input);
@@ -92,6 +93,7 @@ fn a_policy_can_refuse_hidden_execution() {
             overrides: &overrides,
             stdin: None,
             session_state: None,
+            started_by: None,
         };
         let verdict = decide(&ctx, &config, &request).verdict;
         assert_eq!(verdict.allowed(), allowed, "{text}: {verdict:?}");
