@@ -64,6 +64,7 @@ fuzz_target!(|data: &[u8]| {
         session: &session,
         dry_run: false,
         approved: false,
+        supervised: false,
     });
     assert_eq!(input["command"]["raw"].as_str(), Some(&*text));
     assert_eq!(
