@@ -39,6 +39,8 @@ pub enum Refusal {
     SupervisorEntry,
     #[error("{0} is setuid or setgid, and under exec supervision it would run without its privilege ([supervise] mode = \"enforce\" in {1}): run it from an account that is not supervised")]
     Privileged(String, String),
+    #[error("{0} is run by a file descriptor whose file is not the one at that path (a memfd, or a file deleted or replaced since it was opened): what it holds cannot be judged")]
+    Descriptor(String),
 }
 
 impl Refusal {
@@ -46,6 +48,7 @@ impl Refusal {
         match self {
             Refusal::SupervisorEntry => "supervise.entry",
             Refusal::Privileged(..) => "supervise.setuid",
+            Refusal::Descriptor(..) => "supervise.descriptor",
         }
     }
 }
@@ -76,9 +79,17 @@ pub fn judge(call: &ExecCall, start_env: &[Vec<u8>]) -> Judged {
     }
 }
 
-/// Refusals that come before the gate: the supervisor's own entry always, a privileged program
-/// when `enforce` (`config_file` is named in the message).
-pub fn refusal(call: &ExecCall, enforce: bool, config_file: &Path) -> Option<Refusal> {
+/// Refusals that come before the gate: the supervisor's own entry and a descriptor whose file
+/// is not at its path always, a privileged program when `enforce` (`config_file` is named in
+/// the message). `program` is what the exec's path names (links followed), when it could be
+/// looked at; `opened` the file a descriptor exec runs (`/proc/PID/fd/N` followed).
+pub fn refusal(
+    call: &ExecCall,
+    program: Option<&std::fs::Metadata>,
+    opened: Option<&std::fs::Metadata>,
+    enforce: bool,
+    config_file: &Path,
+) -> Option<Refusal> {
     if call
         .argv
         .get(1)
@@ -86,13 +97,21 @@ pub fn refusal(call: &ExecCall, enforce: bool, config_file: &Path) -> Option<Ref
     {
         return Some(Refusal::SupervisorEntry);
     }
+    // The gate judges the file at the path; the kernel runs the descriptor's.
+    if call.descriptor.is_some() {
+        let same = matches!((opened, program), (Some(a), Some(b)) if (a.dev(), a.ino()) == (b.dev(), b.ino()));
+        if !same {
+            return Some(Refusal::Descriptor(
+                String::from_utf8_lossy(&call.path).into_owned(),
+            ));
+        }
+    }
     if !enforce {
         return None;
     }
-    let path = tracee::absolute(call);
-    match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() && m.mode() & 0o6000 != 0 => Some(Refusal::Privileged(
-            path.display().to_string(),
+    match program {
+        Some(m) if m.is_file() && m.mode() & 0o6000 != 0 => Some(Refusal::Privileged(
+            tracee::absolute(call).display().to_string(),
             config_file.display().to_string(),
         )),
         _ => None,
@@ -182,6 +201,7 @@ mod tests {
             cwd: "/tmp".into(),
             caller: caller.into(),
             threads: 1,
+            descriptor: None,
         }
     }
 
@@ -279,10 +299,39 @@ mod tests {
             "/bin/bash",
         );
         assert_eq!(
-            refusal(&c, false, Path::new("/c")),
+            refusal(&c, None, None, false, Path::new("/c")),
             Some(Refusal::SupervisorEntry)
         );
         let plain = call("/bin/true", &["true"], &[], "/bin/bash");
-        assert_eq!(refusal(&plain, true, Path::new("/c")), None);
+        let true_program = std::fs::metadata("/bin/true").ok();
+        assert_eq!(
+            refusal(&plain, true_program.as_ref(), None, true, Path::new("/c")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_descriptor_exec_is_judged_only_when_its_file_is_at_its_path() {
+        let mut c = call("/bin/true", &["true"], &[], "/usr/bin/python3");
+        c.descriptor = Some(3);
+        let at_path = std::fs::metadata("/bin/true").ok();
+        let other = std::fs::metadata("/bin/sh").ok();
+        let config = Path::new("/c");
+        assert_eq!(
+            refusal(&c, at_path.as_ref(), at_path.as_ref(), true, config),
+            None
+        );
+        for (program, opened) in [
+            (at_path.as_ref(), other.as_ref()),
+            (None, at_path.as_ref()),
+            (at_path.as_ref(), None),
+        ] {
+            let refused = refusal(&c, program, opened, false, config);
+            assert_eq!(
+                refused,
+                Some(Refusal::Descriptor("/bin/true".into())),
+                "{program:?} {opened:?}"
+            );
+        }
     }
 }

@@ -386,17 +386,31 @@ impl Supervisor {
                 return self.conclude(Some(&call), "", verdict, None, started);
             }
         }
-        // A path that does not exist runs nothing: the exec fails as the kernel would fail it
-        // (execvp tries every PATH directory), unjudged and unrecorded, and no file created
-        // meanwhile can take its place.
-        if std::fs::symlink_metadata(tracee::absolute(&call))
-            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        // A path that does not exist (or a link to nothing) runs nothing: the exec fails as the
+        // kernel would fail it (execvp tries every PATH directory), unjudged and unrecorded, and
+        // no file created meanwhile can take its place. A descriptor runs what it holds, path
+        // or not: that is for the refusals below.
+        let program = std::fs::metadata(tracee::absolute(&call));
+        let opened = call
+            .descriptor
+            .and_then(|fd| std::fs::metadata(format!("/proc/{}/fd/{fd}", call.pid)).ok());
+        if call.descriptor.is_none()
+            && program
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         {
             return Answer::Fail(nix::errno::Errno::ENOENT);
         }
         let judged = judge::judge(&call, &self.start_env);
         let enforce = self.mode == SuperviseMode::Enforce;
-        if let Some(refusal) = judge::refusal(&call, enforce, self.config.file_in_use()) {
+        let refusal = judge::refusal(
+            &call,
+            program.ok().as_ref(),
+            opened.as_ref(),
+            enforce,
+            self.config.file_in_use(),
+        );
+        if let Some(refusal) = refusal {
             let verdict = Verdict::deny(Stage::BuiltIn, refusal.reason_id(), refusal.to_string());
             return self.conclude(Some(&call), &judged.text, verdict, None, started);
         }

@@ -38,6 +38,9 @@ pub struct ExecCall {
     /// The program that asks (the process's own executable, before the exec replaces it).
     pub caller: PathBuf,
     pub threads: u32,
+    /// The descriptor `execveat` runs itself (`AT_EMPTY_PATH`, as `fexecve` calls it); `path`
+    /// is then where that file was opened from.
+    pub descriptor: Option<i32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,12 +75,14 @@ pub fn read(
     let given = reader.string(path_at)?;
     let argv = reader.strings(argv_at)?;
     let env = reader.strings(envp_at)?;
+    let descriptor =
+        (dirfd != AT_FDCWD && given.is_empty() && flags & AT_EMPTY_PATH != 0).then_some(dirfd);
     let path = if dirfd == AT_FDCWD || given.starts_with(b"/") {
         given
     } else {
         let dir = std::fs::read_link(proc.join("fd").join(dirfd.to_string()))
             .map_err(gone_or(ReadError::Memory))?;
-        if given.is_empty() && flags & AT_EMPTY_PATH != 0 {
+        if descriptor.is_some() {
             dir.as_os_str().as_bytes().to_vec()
         } else {
             dir.join(std::ffi::OsStr::from_bytes(&given))
@@ -96,6 +101,7 @@ pub fn read(
         cwd: std::fs::read_link(proc.join("cwd")).map_err(gone_or(ReadError::Memory))?,
         caller: std::fs::read_link(proc.join("exe")).unwrap_or_default(),
         threads,
+        descriptor,
     })
 }
 
@@ -111,7 +117,13 @@ fn gone_or(other: fn(std::io::Error) -> ReadError) -> impl Fn(std::io::Error) ->
 /// kernel makes it faster than `status`). Fields after the command name, which is in
 /// parentheses and may hold anything: state, ppid (4th field), … num_threads (20th).
 fn stat_fields(proc: &Path) -> Result<(u32, u32), ReadError> {
-    let stat = std::fs::read(proc.join("stat")).map_err(gone_or(ReadError::Memory))?;
+    use std::io::Read;
+    // Its size shows as 0: one read of room enough (the name is at most 64 bytes, the 52
+    // numbers at most 21 each), and the one that sees its end.
+    let mut stat = Vec::with_capacity(2048);
+    File::open(proc.join("stat"))
+        .and_then(|f| f.take(64 * 1024).read_to_end(&mut stat))
+        .map_err(gone_or(ReadError::Memory))?;
     let after = stat
         .iter()
         .rposition(|b| *b == b')')

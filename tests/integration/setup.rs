@@ -550,6 +550,21 @@ impl OnTerminal {
         self.screen.lock().unwrap().clone()
     }
 
+    /// Waits until the screen shows `shown` at least `times` times (failing the test after
+    /// `limit`), then types `keys`: one step of a dialogue.
+    pub fn after(&mut self, shown: &str, times: usize, keys: &[u8], limit: Duration) {
+        let started = Instant::now();
+        while self.screen().matches(shown).count() < times {
+            assert!(
+                started.elapsed() < limit,
+                "never showed {shown:?} {times} times; screen: {}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.keyboard.write_all(keys).unwrap();
+    }
+
     /// Waits for the command to end (failing the test after `limit`), typing `keys` once the
     /// screen shows `prompt` when `answer` is given; then lets the last output arrive. Returns
     /// the status and whether the keys were typed.

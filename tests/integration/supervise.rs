@@ -5,6 +5,7 @@
 
 use super::setup::{self, Setup};
 use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
 use std::time::Duration;
 
 const PAYLOAD: &str =
@@ -19,6 +20,15 @@ fn fixture(settings: &str) -> Setup {
         "[policy]\nenabled = false\n[supervise]\n{settings}\n"
     ));
     s.write("payload.sh", &s.expand(PAYLOAD));
+    // The same as programs of their own, for an exec by descriptor.
+    for (name, text) in [
+        ("payload.exe", s.expand(&format!("#!/bin/sh\n{PAYLOAD}"))),
+        ("benign.exe", "#!/bin/sh\necho benign\n".to_string()),
+    ] {
+        use std::os::unix::fs::PermissionsExt;
+        let path = s.write(name, &text);
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     s.write("payload.txt", &s.expand(&PAYLOAD.replace('\n', "; ")));
     s.write(
         "run.py",
@@ -159,6 +169,93 @@ fn a_pagers_shell_command_is_refused_on_a_terminal() {
     assert!(status.success(), "{status:?} {screen}");
     assert!(screen.contains("guarded-sh: denied:"), "{screen}");
     assert!(!setup::exists(&s.path("RAN")), "{screen}");
+}
+
+/// Job control and the terminal's size under supervision, as a user meets them: in an
+/// interactive bash on a terminal of its own, a supervised command is stopped with ^Z (the
+/// shell reports it stopped), resized while stopped and running (the command's own shell gets
+/// SIGWINCH and reads the new size), and resumed with `fg` to finish with its status. The same
+/// dialogue unsupervised shows the harness asks nothing supervision does not owe.
+#[test]
+fn job_control_and_window_size_under_supervision() {
+    for settings in ["mode = \"enforce\"", "mode = \"off\""] {
+        let s = fixture(settings);
+        let mut shell = s.command_for(
+            Path::new("setsid"),
+            &["--ctty", "bash", "--norc", "--noprofile", "-i"],
+        );
+        shell.env("PS1", "gsh$ ").env("TERM", "dumb");
+        let mut terminal = setup::OnTerminal::spawn(shell, true);
+        let limit = Duration::from_secs(20);
+        terminal.after("gsh$ ", 1, b"tty\r", limit);
+        // The outputs differ from the typed text (arithmetic), so the screen tells them apart.
+        let command = format!(
+            "{} -c 'trap \"echo winch-\\$((40+2))\" WINCH; echo started-$((0+1)); sleep 3; stty size; echo resumed-$((6*7))'\r",
+            setup::BIN
+        );
+        terminal.after("gsh$ ", 2, command.as_bytes(), limit);
+        terminal.after("started-1", 1, b"", limit);
+        let screen = terminal.screen();
+        let tty = screen
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("/dev/pts/"))
+            .map(|n| format!("/dev/pts/{n}"))
+            .unwrap_or_else(|| panic!("{settings}: no tty shown: {screen}"));
+        let resized = std::process::Command::new("stty")
+            .args(["-F", &tty, "rows", "40", "cols", "100"])
+            .status()
+            .unwrap();
+        assert!(resized.success(), "{settings}: stty -F {tty}");
+        std::thread::sleep(Duration::from_millis(200));
+        terminal.after("started-1", 1, b"\x1a", limit);
+        terminal.after("Stopped", 1, b"fg\r", limit);
+        terminal.after("resumed-42", 1, b"echo status-$?\r", limit);
+        terminal.after("status-0", 1, b"exit\r", limit);
+        let (status, _) = terminal.wait(limit, None);
+        let screen = terminal.screen();
+        assert!(status.success(), "{settings}: {status:?} {screen}");
+        assert!(screen.contains("winch-42"), "{settings}: {screen}");
+        assert!(screen.contains("40 100"), "{settings}: {screen}");
+        assert!(!screen.contains("guarded-sh:"), "{settings}: {screen}");
+    }
+}
+
+/// An exec by the 32-bit system call ABI (`int 0x80`) is not a native `execve` the supervisor
+/// is told of: the filter kills the process that makes it (SIGSYS) in both modes, and nothing
+/// runs. Unsupervised, the same program does run its command (the stand-in: a file touched).
+#[test]
+fn an_exec_by_the_32_bit_abi_is_killed_not_run_unjudged() {
+    for (settings, supervised) in [
+        ("mode = \"enforce\"", true),
+        ("mode = \"audit\"", true),
+        ("mode = \"off\"", false),
+    ] {
+        let s = fixture(settings);
+        let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/supervise/i386_exec.c");
+        let program = s.path("i386_exec");
+        let built = std::process::Command::new("cc")
+            .args(["-no-pie", "-O0", "-o"])
+            .arg(&program)
+            .arg(source)
+            .output()
+            .unwrap();
+        assert!(built.status.success(), "{}", setup::text(&built.stderr));
+        let command = format!("{} {}", program.display(), s.path("RAN").display());
+        let out = s.output(&["-c", &command]);
+        let ran = setup::exists(&s.path("RAN"));
+        let stderr = setup::text(&out.stderr);
+        if supervised {
+            // The shell execs the program in its place; guarded-sh dies of the same signal.
+            assert_eq!(out.status.signal(), Some(31), "{settings}: {stderr}");
+            assert!(!ran, "{settings}: the 32-bit exec ran");
+        } else {
+            assert!(out.status.success(), "{settings}: {stderr}");
+            assert!(
+                ran,
+                "{settings}: the stand-in never ran, so the test shows nothing"
+            );
+        }
+    }
 }
 
 #[test]
