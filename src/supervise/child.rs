@@ -114,6 +114,9 @@ fn exec_program(
 /// Loads the filter on this process and returns its listener (close-on-exec).
 fn filter() -> Result<std::os::fd::RawFd, libseccomp::error::SeccompError> {
     let mut filter = ScmpFilterContext::new(ScmpAction::Allow)?;
+    // A foreign architecture's call (`int 0x80`, x32) kills the whole process, not the thread
+    // alone (libseccomp's default), so no thread of it goes on.
+    filter.set_act_badarch(ScmpAction::KillProcess)?;
     for name in ["execve", "execveat"] {
         filter.add_rule(ScmpAction::Notify, ScmpSyscall::from_name(name)?)?;
     }

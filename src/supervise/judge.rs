@@ -39,8 +39,8 @@ pub enum Refusal {
     SupervisorEntry,
     #[error("{0} is setuid or setgid, and under exec supervision it would run without its privilege ([supervise] mode = \"enforce\" in {1}): run it from an account that is not supervised")]
     Privileged(String, String),
-    #[error("{0} is run by a file descriptor whose file is not the one at that path (a memfd, or a file deleted or replaced since it was opened): what it holds cannot be judged")]
-    Descriptor(String),
+    #[error("{0} is run through an open file ({1}) that is not the file at that path (a memfd, or a file deleted or replaced since it was opened): what it holds cannot be judged")]
+    Descriptor(String, String),
 }
 
 impl Refusal {
@@ -98,11 +98,12 @@ pub fn refusal(
         return Some(Refusal::SupervisorEntry);
     }
     // The gate judges the file at the path; the kernel runs the descriptor's.
-    if call.descriptor.is_some() {
+    if let Some(link) = &call.opened {
         let same = matches!((opened, program), (Some(a), Some(b)) if (a.dev(), a.ino()) == (b.dev(), b.ino()));
         if !same {
             return Some(Refusal::Descriptor(
                 String::from_utf8_lossy(&call.path).into_owned(),
+                link.display().to_string(),
             ));
         }
     }
@@ -201,7 +202,7 @@ mod tests {
             cwd: "/tmp".into(),
             caller: caller.into(),
             threads: 1,
-            descriptor: None,
+            opened: None,
         }
     }
 
@@ -313,7 +314,7 @@ mod tests {
     #[test]
     fn a_descriptor_exec_is_judged_only_when_its_file_is_at_its_path() {
         let mut c = call("/bin/true", &["true"], &[], "/usr/bin/python3");
-        c.descriptor = Some(3);
+        c.opened = Some("/proc/1/fd/3".into());
         let at_path = std::fs::metadata("/bin/true").ok();
         let other = std::fs::metadata("/bin/sh").ok();
         let config = Path::new("/c");
@@ -329,7 +330,10 @@ mod tests {
             let refused = refusal(&c, program, opened, false, config);
             assert_eq!(
                 refused,
-                Some(Refusal::Descriptor("/bin/true".into())),
+                Some(Refusal::Descriptor(
+                    "/bin/true".into(),
+                    "/proc/1/fd/3".into()
+                )),
                 "{program:?} {opened:?}"
             );
         }

@@ -364,7 +364,9 @@ impl Supervisor {
         }
         let call = match read {
             Ok(call) => call,
-            Err(ReadError::Gone) => return Answer::Gone,
+            // Still waiting, so not gone, whatever could not be read: refused, never left
+            // unanswered (the caller would wait in exec for ever).
+            Err(ReadError::NoFile(errno)) => return Answer::Fail(errno),
             Err(e) => {
                 let verdict = Verdict::deny(Stage::Error, "supervise.unreadable", e.to_string());
                 return self.conclude(None, "", verdict, None, started);
@@ -388,13 +390,11 @@ impl Supervisor {
         }
         // A path that does not exist (or a link to nothing) runs nothing: the exec fails as the
         // kernel would fail it (execvp tries every PATH directory), unjudged and unrecorded, and
-        // no file created meanwhile can take its place. A descriptor runs what it holds, path
+        // no file created meanwhile can take its place. An open file runs what it holds, path
         // or not: that is for the refusals below.
         let program = std::fs::metadata(tracee::absolute(&call));
-        let opened = call
-            .descriptor
-            .and_then(|fd| std::fs::metadata(format!("/proc/{}/fd/{fd}", call.pid)).ok());
-        if call.descriptor.is_none()
+        let opened = call.opened.as_ref().and_then(|l| std::fs::metadata(l).ok());
+        if call.opened.is_none()
             && program
                 .as_ref()
                 .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)

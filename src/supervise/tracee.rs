@@ -5,7 +5,7 @@
 //! caller, never guessed at.
 
 use std::fs::File;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -38,9 +38,11 @@ pub struct ExecCall {
     /// The program that asks (the process's own executable, before the exec replaces it).
     pub caller: PathBuf,
     pub threads: u32,
-    /// The descriptor `execveat` runs itself (`AT_EMPTY_PATH`, as `fexecve` calls it); `path`
-    /// is then where that file was opened from.
-    pub descriptor: Option<i32>,
+    /// The open file the kernel runs, named in the caller's `/proc` entry, where the exec goes
+    /// through one: a descriptor (`execveat` with `AT_EMPTY_PATH`, as `fexecve` calls it) or a
+    /// path through a `/proc` link (`/proc/self/fd/3`, `/dev/fd/3`, `/dev/stdin`,
+    /// `/proc/self/exe`). `path` is then where that file was opened from.
+    pub opened: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +53,9 @@ pub enum ReadError {
     Memory(std::io::Error),
     #[error("the exec's path, arguments and environment exceed {0} bytes")]
     TooLarge(usize),
+    /// The exec names no file: it fails as the kernel would fail it.
+    #[error("the exec names no file ({0})")]
+    NoFile(nix::errno::Errno),
 }
 
 /// Reads the exec `pid` is making with the syscall's `args`, up to `max_bytes` of strings.
@@ -75,22 +80,38 @@ pub fn read(
     let given = reader.string(path_at)?;
     let argv = reader.strings(argv_at)?;
     let env = reader.strings(envp_at)?;
-    let descriptor =
-        (dirfd != AT_FDCWD && given.is_empty() && flags & AT_EMPTY_PATH != 0).then_some(dirfd);
-    let path = if dirfd == AT_FDCWD || given.starts_with(b"/") {
-        given
+    let fd_link = |fd: i32| proc.join("fd").join(fd.to_string());
+    // A closed descriptor fails the exec with EBADF, as the kernel would.
+    let target_of = |link: &Path, errno| {
+        std::fs::read_link(link).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ReadError::NoFile(errno),
+            _ => ReadError::Memory(e),
+        })
+    };
+    let cwd = std::fs::read_link(proc.join("cwd")).map_err(gone_or(ReadError::Memory))?;
+    let by_descriptor = dirfd != AT_FDCWD && given.is_empty() && flags & AT_EMPTY_PATH != 0;
+    let (path, opened) = if by_descriptor {
+        let link = fd_link(dirfd);
+        let file = target_of(&link, nix::errno::Errno::EBADF)?;
+        (file, Some(link))
     } else {
-        let dir = std::fs::read_link(proc.join("fd").join(dirfd.to_string()))
-            .map_err(gone_or(ReadError::Memory))?;
-        if descriptor.is_some() {
-            dir.as_os_str().as_bytes().to_vec()
+        let given = PathBuf::from(std::ffi::OsString::from_vec(given));
+        let absolute = if given.is_absolute() {
+            given
+        } else if dirfd == AT_FDCWD {
+            cwd.join(given)
         } else {
-            dir.join(std::ffi::OsStr::from_bytes(&given))
-                .as_os_str()
-                .as_bytes()
-                .to_vec()
+            target_of(&fd_link(dirfd), nix::errno::Errno::EBADF)?.join(given)
+        };
+        match through_proc(pid, &absolute) {
+            Some(link) => {
+                let file = target_of(&link, nix::errno::Errno::ENOENT)?;
+                (file, Some(link))
+            }
+            None => (absolute, None),
         }
     };
+    let path = path.into_os_string().into_vec();
     let (ppid, threads) = stat_fields(&proc)?;
     Ok(ExecCall {
         pid,
@@ -98,11 +119,93 @@ pub fn read(
         path,
         argv,
         env,
-        cwd: std::fs::read_link(proc.join("cwd")).map_err(gone_or(ReadError::Memory))?,
+        cwd,
         caller: std::fs::read_link(proc.join("exe")).unwrap_or_default(),
         threads,
-        descriptor,
+        opened,
     })
+}
+
+/// Most symbolic links followed in one path (the kernel's own limit).
+const MAX_LINKS: usize = 40;
+
+/// The `/proc` link an exec of `path` (absolute) goes through in process `pid`'s view, named by
+/// its pid, if it goes through one. The path is resolved a component at a time as the kernel
+/// resolves it for the caller: `/proc/self`, `/proc/thread-self` and `/dev/fd` name the caller
+/// (not this process, which reads them), symbolic links are followed, and the first component
+/// that is a `/proc/PID` link to an open file or directory (`fd/N`, `exe`, `cwd`, `root`,
+/// `map_files/…`) ends it, with the components left after it joined on.
+fn through_proc(pid: u32, path: &Path) -> Option<PathBuf> {
+    use std::ffi::OsString;
+    use std::path::Component;
+    let own = PathBuf::from(format!("/proc/{pid}"));
+    let push = |pending: &mut Vec<OsString>, path: &Path| {
+        for c in path.components().rev() {
+            match c {
+                Component::Normal(name) => pending.push(name.to_os_string()),
+                Component::ParentDir => pending.push("..".into()),
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            }
+        }
+    };
+    let mut pending = Vec::new();
+    push(&mut pending, path);
+    let mut at = PathBuf::from("/");
+    let mut links = 0;
+    while let Some(name) = pending.pop() {
+        if name == ".." {
+            at.pop();
+            continue;
+        }
+        let mut next = at.join(&name);
+        if next == Path::new("/proc/self") || next == Path::new("/proc/thread-self") {
+            next = own.clone();
+        } else if next == Path::new("/dev/fd") {
+            next = own.join("fd");
+        }
+        if is_proc_link(&next) {
+            for rest in pending.iter().rev() {
+                next.push(rest);
+            }
+            return Some(next);
+        }
+        match std::fs::symlink_metadata(&next) {
+            Ok(m) if m.file_type().is_symlink() => {
+                links += 1;
+                let target = std::fs::read_link(&next).ok()?;
+                if links > MAX_LINKS {
+                    return None; // the kernel fails it (ELOOP)
+                }
+                if target.is_absolute() {
+                    at = PathBuf::from("/");
+                }
+                push(&mut pending, &target);
+            }
+            _ => at = next,
+        }
+    }
+    None
+}
+
+/// `/proc/PID/{fd/N,exe,cwd,root,map_files/X}`, also under `task/TID/`: a link the kernel
+/// follows to an open file or directory, not to a name.
+fn is_proc_link(path: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = path.iter().collect();
+    let numeric =
+        |p: &std::ffi::OsStr| !p.is_empty() && p.as_bytes().iter().all(u8::is_ascii_digit);
+    let rest = match parts.as_slice() {
+        [root, proc, pid, rest @ ..] if *root == "/" && *proc == "proc" && numeric(pid) => rest,
+        _ => return false,
+    };
+    let rest = match rest {
+        [task, tid, rest @ ..] if *task == "task" && numeric(tid) => rest,
+        _ => rest,
+    };
+    match rest {
+        [one] => *one == "exe" || *one == "cwd" || *one == "root",
+        [dir, _] => *dir == "fd" || *dir == "map_files",
+        _ => false,
+    }
 }
 
 /// A process that vanished while it was read is [`ReadError::Gone`]; any other failure is `other`.
@@ -324,5 +427,48 @@ mod tests {
         // An unmapped address is an error, not a guess.
         let bad = [8, 0, 0, 0, 0, 0];
         assert!(read(std::process::id(), ExecSyscall::Execve, &bad, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn links_to_open_files_are_found_in_the_callers_view() {
+        for (path, link) in [
+            ("/proc/12/fd/3", true),
+            ("/proc/12/exe", true),
+            ("/proc/12/cwd", true),
+            ("/proc/12/task/13/fd/1", true),
+            ("/proc/12/map_files/400000-401000", true),
+            ("/proc/12/fd", false),
+            ("/proc/self/fd/3", false),
+            ("/proc/12/status", false),
+            ("/tmp/proc/12/fd/3", false),
+        ] {
+            assert_eq!(is_proc_link(Path::new(path)), link, "{path}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let to_exe = dir.path().join("to-exe");
+        std::os::unix::fs::symlink("/proc/self/exe", &to_exe).unwrap();
+        let relative = dir.path().join("relative");
+        std::os::unix::fs::symlink("../../proc/thread-self/fd/7", &relative).unwrap();
+        let to_dev_fd = dir.path().join("to-dev-fd");
+        std::os::unix::fs::symlink("/dev/fd/4", &to_dev_fd).unwrap();
+        let through = |p: &Path| through_proc(4242, p).map(|l| l.display().to_string());
+        let cases: Vec<(PathBuf, Option<&str>)> = vec![
+            ("/proc/self/fd/0".into(), Some("/proc/4242/fd/0")),
+            ("/dev/fd/1".into(), Some("/proc/4242/fd/1")),
+            ("/proc/self/cwd/x.sh".into(), Some("/proc/4242/cwd/x.sh")),
+            ("/proc/1/root/bin/sh".into(), Some("/proc/1/root/bin/sh")),
+            (to_exe, Some("/proc/4242/exe")),
+            (to_dev_fd, Some("/proc/4242/fd/4")),
+            ("/bin/true".into(), None),
+            ("/usr/bin/../bin/true".into(), None),
+        ];
+        for (path, want) in cases {
+            assert_eq!(through(&path).as_deref(), want, "{}", path.display());
+        }
+        // A relative link climbs from where it is; the tempdir is two or more levels deep.
+        let depth = dir.path().components().count();
+        if depth == 3 {
+            assert_eq!(through(&relative).as_deref(), Some("/proc/4242/fd/7"));
+        }
     }
 }

@@ -16,6 +16,7 @@ const SETTLED: Duration = Duration::from_millis(600);
 /// 500 ms, its documented limit, less a margin for the kernel's coarse timestamp tick): a
 /// process that ran while the writer paused so long is not held to the snapshot guarantee.
 const WRITER_PAUSE: Duration = Duration::from_millis(450);
+// (Processes wait for the directory to settle, so one pause can cover a hundred of them.)
 
 /// Version A: `a.rego` denies `echo`, `b.rego` adds nothing. Version B: the deny rule moved to
 /// `b.rego`. Both versions deny `echo`; B's `a.rego` with A's `b.rego` (a policy that never
@@ -176,7 +177,9 @@ fn flip_run(style: Style) -> Tally {
             let mut to_b = true;
             while !stop.load(Ordering::Relaxed) {
                 let (began, ended) = flip(&s, style, to_b);
-                if ended - began >= WRITER_PAUSE {
+                // Only these styles leave the directory half updated between two calls.
+                let in_steps = matches!(style, Style::InPlace | Style::TwoFileRenames);
+                if in_steps && ended - began >= WRITER_PAUSE {
                     pauses.lock().unwrap().push((began, ended));
                 }
                 to_b = !to_b;
@@ -257,7 +260,7 @@ fn assert_no_policy_that_never_existed(style: Style) {
     );
     // A run the writer's pauses swallowed would show nothing.
     assert!(
-        tally.during_writer_pause * 4 <= PROCESSES,
+        tally.during_writer_pause * 2 <= PROCESSES,
         "{style:?}: {tally:?}"
     );
 }

@@ -172,14 +172,17 @@ fn a_pagers_shell_command_is_refused_on_a_terminal() {
 }
 
 /// Job control and the terminal's size under supervision, as a user meets them: in an
-/// interactive bash on a terminal of its own, a supervised command is stopped with ^Z (the
-/// shell reports it stopped), resized while stopped and running (the command's own shell gets
-/// SIGWINCH and reads the new size), and resumed with `fg` to finish with its status. The same
-/// dialogue unsupervised shows the harness asks nothing supervision does not owe.
+/// interactive bash on a terminal of its own, a supervised command (blocked on a FIFO the test
+/// holds) is resized (the command's own shell gets SIGWINCH and reads the new size), stopped
+/// with ^Z (the shell reports it stopped), resumed with `fg` and let go, and finishes with its
+/// status. The same dialogue unsupervised shows the harness asks nothing supervision does not
+/// owe.
 #[test]
 fn job_control_and_window_size_under_supervision() {
     for settings in ["mode = \"enforce\"", "mode = \"off\""] {
         let s = fixture(settings);
+        let go = s.path("go");
+        nix::unistd::mkfifo(&go, nix::sys::stat::Mode::S_IRWXU).unwrap();
         let mut shell = s.command_for(
             Path::new("setsid"),
             &["--ctty", "bash", "--norc", "--noprofile", "-i"],
@@ -190,8 +193,9 @@ fn job_control_and_window_size_under_supervision() {
         terminal.after("gsh$ ", 1, b"tty\r", limit);
         // The outputs differ from the typed text (arithmetic), so the screen tells them apart.
         let command = format!(
-            "{} -c 'trap \"echo winch-\\$((40+2))\" WINCH; echo started-$((0+1)); sleep 3; stty size; echo resumed-$((6*7))'\r",
-            setup::BIN
+            "{} -c 'trap \"echo winch-\\$((40+2))\" WINCH; echo started-$((0+1)); cat {}; stty size; echo resumed-$((6*7))'\r",
+            setup::BIN,
+            go.display()
         );
         terminal.after("gsh$ ", 2, command.as_bytes(), limit);
         terminal.after("started-1", 1, b"", limit);
@@ -206,12 +210,14 @@ fn job_control_and_window_size_under_supervision() {
             .status()
             .unwrap();
         assert!(resized.success(), "{settings}: stty -F {tty}");
-        std::thread::sleep(Duration::from_millis(200));
         terminal.after("started-1", 1, b"\x1a", limit);
         terminal.after("Stopped", 1, b"fg\r", limit);
+        // `cat` ends once the FIFO is written and closed (the write waits for its reader).
+        let writer = std::thread::spawn(move || std::fs::write(go, "").unwrap());
         terminal.after("resumed-42", 1, b"echo status-$?\r", limit);
         terminal.after("status-0", 1, b"exit\r", limit);
         let (status, _) = terminal.wait(limit, None);
+        writer.join().unwrap();
         let screen = terminal.screen();
         assert!(status.success(), "{settings}: {status:?} {screen}");
         assert!(screen.contains("winch-42"), "{settings}: {screen}");
@@ -222,13 +228,16 @@ fn job_control_and_window_size_under_supervision() {
 
 /// An exec by the 32-bit system call ABI (`int 0x80`) is not a native `execve` the supervisor
 /// is told of: the filter kills the process that makes it (SIGSYS) in both modes, and nothing
-/// runs. Unsupervised, the same program does run its command (the stand-in: a file touched).
+/// runs. Unsupervised, the same program does run its command (the stand-in: a file touched);
+/// where it cannot (a kernel without 32-bit emulation) there is nothing to show, and the test
+/// says so.
+#[cfg(target_arch = "x86_64")]
 #[test]
 fn an_exec_by_the_32_bit_abi_is_killed_not_run_unjudged() {
     for (settings, supervised) in [
+        ("mode = \"off\"", false),
         ("mode = \"enforce\"", true),
         ("mode = \"audit\"", true),
-        ("mode = \"off\"", false),
     ] {
         let s = fixture(settings);
         let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/supervise/i386_exec.c");
@@ -248,6 +257,9 @@ fn an_exec_by_the_32_bit_abi_is_killed_not_run_unjudged() {
             // The shell execs the program in its place; guarded-sh dies of the same signal.
             assert_eq!(out.status.signal(), Some(31), "{settings}: {stderr}");
             assert!(!ran, "{settings}: the 32-bit exec ran");
+        } else if out.status.signal() == Some(11) {
+            eprintln!("SKIP: this kernel has no 32-bit emulation (int 0x80 faults)");
+            return;
         } else {
             assert!(out.status.success(), "{settings}: {stderr}");
             assert!(
