@@ -28,8 +28,9 @@ pub enum ExecSyscall {
 pub struct ExecCall {
     pub pid: u32,
     pub ppid: u32,
-    /// The program's path as given, made absolute against `execveat`'s directory descriptor
-    /// (or named by it, for `AT_EMPTY_PATH`); relative to `cwd` otherwise.
+    /// The program's path as given, made absolute (against the working directory, or
+    /// `execveat`'s directory descriptor); for an exec of an open file (`opened`), the path that
+    /// file was opened from.
     pub path: Vec<u8>,
     pub argv: Vec<Vec<u8>>,
     /// `NAME=value` entries.
@@ -104,9 +105,9 @@ pub fn read(
             target_of(&fd_link(dirfd), nix::errno::Errno::EBADF)?.join(given)
         };
         match through_proc(pid, &absolute) {
-            Some(link) => {
+            Some((link, rest)) => {
                 let file = target_of(&link, nix::errno::Errno::ENOENT)?;
-                (file, Some(link))
+                (joined(file, &rest), Some(joined(link, &rest)))
             }
             None => (absolute, None),
         }
@@ -126,6 +127,15 @@ pub fn read(
     })
 }
 
+/// `rest` after `path` (`Path::join` of nothing would add a `/`).
+fn joined(path: PathBuf, rest: &Path) -> PathBuf {
+    if rest.as_os_str().is_empty() {
+        path
+    } else {
+        path.join(rest)
+    }
+}
+
 /// Most symbolic links followed in one path (the kernel's own limit).
 const MAX_LINKS: usize = 40;
 
@@ -134,8 +144,8 @@ const MAX_LINKS: usize = 40;
 /// resolves it for the caller: `/proc/self`, `/proc/thread-self` and `/dev/fd` name the caller
 /// (not this process, which reads them), symbolic links are followed, and the first component
 /// that is a `/proc/PID` link to an open file or directory (`fd/N`, `exe`, `cwd`, `root`,
-/// `map_files/…`) ends it, with the components left after it joined on.
-fn through_proc(pid: u32, path: &Path) -> Option<PathBuf> {
+/// `map_files/…`) ends it: that link, and the components left after it.
+fn through_proc(pid: u32, path: &Path) -> Option<(PathBuf, PathBuf)> {
     use std::ffi::OsString;
     use std::path::Component;
     let own = PathBuf::from(format!("/proc/{pid}"));
@@ -164,10 +174,8 @@ fn through_proc(pid: u32, path: &Path) -> Option<PathBuf> {
             next = own.join("fd");
         }
         if is_proc_link(&next) {
-            for rest in pending.iter().rev() {
-                next.push(rest);
-            }
-            return Some(next);
+            let rest: PathBuf = pending.iter().rev().collect();
+            return Some((next, rest));
         }
         match std::fs::symlink_metadata(&next) {
             Ok(m) if m.file_type().is_symlink() => {
@@ -451,7 +459,8 @@ mod tests {
         std::os::unix::fs::symlink("../../proc/thread-self/fd/7", &relative).unwrap();
         let to_dev_fd = dir.path().join("to-dev-fd");
         std::os::unix::fs::symlink("/dev/fd/4", &to_dev_fd).unwrap();
-        let through = |p: &Path| through_proc(4242, p).map(|l| l.display().to_string());
+        let through =
+            |p: &Path| through_proc(4242, p).map(|(l, r)| joined(l, &r).display().to_string());
         let cases: Vec<(PathBuf, Option<&str>)> = vec![
             ("/proc/self/fd/0".into(), Some("/proc/4242/fd/0")),
             ("/dev/fd/1".into(), Some("/proc/4242/fd/1")),
