@@ -7,7 +7,7 @@
 //! `enforce` mode setuid and setgid programs (`no_new_privs` would run them unprivileged).
 
 use super::child;
-use super::tracee::{self, ExecCall};
+use super::tracee::ExecCall;
 use crate::ir::shell_quote;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -112,7 +112,7 @@ pub fn refusal(
     }
     match program {
         Some(m) if m.is_file() && m.mode() & 0o6000 != 0 => Some(Refusal::Privileged(
-            tracee::absolute(call).display().to_string(),
+            call.program().display().to_string(),
             config_file.display().to_string(),
         )),
         _ => None,

@@ -392,7 +392,7 @@ impl Supervisor {
         // kernel would fail it (execvp tries every PATH directory), unjudged and unrecorded, and
         // no file created meanwhile can take its place. An open file runs what it holds, path
         // or not: that is for the refusals below.
-        let program = std::fs::metadata(tracee::absolute(&call));
+        let program = std::fs::metadata(call.program());
         let opened = call.opened.as_ref().and_then(|l| std::fs::metadata(l).ok());
         if call.opened.is_none()
             && program

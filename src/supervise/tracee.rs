@@ -180,10 +180,10 @@ fn through_proc(pid: u32, path: &Path) -> Option<(PathBuf, PathBuf)> {
         match std::fs::symlink_metadata(&next) {
             Ok(m) if m.file_type().is_symlink() => {
                 links += 1;
-                let target = std::fs::read_link(&next).ok()?;
                 if links > MAX_LINKS {
                     return None; // the kernel fails it (ELOOP)
                 }
+                let target = std::fs::read_link(&next).ok()?;
                 if target.is_absolute() {
                     at = PathBuf::from("/");
                 }
@@ -375,13 +375,10 @@ impl Reader<'_> {
     }
 }
 
-/// `path` made absolute against the process's working directory.
-pub fn absolute(call: &ExecCall) -> PathBuf {
-    let path = Path::new(std::ffi::OsStr::from_bytes(&call.path));
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        call.cwd.join(path)
+impl ExecCall {
+    /// The program's path (absolute).
+    pub fn program(&self) -> &Path {
+        Path::new(std::ffi::OsStr::from_bytes(&self.path))
     }
 }
 

@@ -487,6 +487,18 @@ out=$(rssh 'python3 ~/run.py' 2>&1) || rc=$?
 check "supervised: a command python builds at run time is refused, with the reason" bash -c \
 	'test "$1" != 0 && grep -qF "guarded-sh: denied: /bin/sh: command risk" <<<"$2"' _ "$rc" "$out"
 check "supervised: the refused command had no effect" test ! -e "$THOME/sup-ran"
+# A memfd run by a /proc/self path (docs/supervise.md, the open-file rule). The control: the
+# same program as the user outside guarded-sh does run its stand-in.
+printf 'import os\nfd = os.memfd_create("p", 0)\nos.write(fd, b"#!/bin/sh\\ntouch $HOME/sup-memfd\\n")\nos.execv("/proc/self/fd/%%d" %% fd, ["p"])\n' >"$THOME/memfd.py"
+chown "$TUSER:$TUSER" "$THOME/memfd.py"
+su -s /bin/bash "$TUSER" -c 'python3 ~/memfd.py' </dev/null >/dev/null 2>&1 || true
+check "supervised (control): outside guarded-sh the memfd runs its stand-in" test -e "$THOME/sup-memfd"
+rm -f "$THOME/sup-memfd"
+rc=0
+out=$(rssh 'python3 ~/memfd.py' 2>&1) || rc=$?
+check "supervised: a memfd run by /proc/self/fd is refused, with the reason" bash -c \
+	'test "$1" != 0 && grep -qF "that is not the file at that path" <<<"$2"' _ "$rc" "$out"
+check "supervised: the refused memfd had no effect" test ! -e "$THOME/sup-memfd"
 check "supervised: scp upload and download (SFTP protocol)" bash -c \
 	"scp -q -F '$T/ssh_config' '$T/up.bin' e2e:sup-sftp.bin && scp -q -F '$T/ssh_config' e2e:sup-sftp.bin '$T/down-sup-sftp.bin' && cmp '$T/up.bin' '$T/down-sup-sftp.bin'"
 check "supervised: scp -O upload and download" bash -c \
