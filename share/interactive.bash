@@ -8,7 +8,9 @@
 #         sends the whole line, from its history entry, to the gate before any of it runs (with,
 #         when the server asks, bash's own values of the variables, functions and positional
 #         parameters the line names: the line is judged with the session's live state); a
-#         denied or held line is refused whole: the reason is printed once, the line is
+#         held line is settled by the server as on -c (a grant for the exact line, the
+#         question on the terminal, a filed request), and its own held commands are approved
+#         with it; a denied or unapproved line is refused whole: the reason is printed once, the line is
 #         abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
 #         that and put back before the next command) and any part of it still reached is
 #         skipped; the session goes on at the next prompt;
@@ -73,7 +75,7 @@ shopt -s cmdhist lithist
 # after it); a new line with the number of the one before was not recorded.
 __gsh_cmdno='\#'
 readonly __gsh_cmdno
-__gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_int_trap=''
+__gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_line_approved='' __gsh_int_trap=''
 
 # The check for one simple command. Runs inside the DEBUG trap in POSIX mode (the trap set it
 # and removed shadowing functions), with the positional parameters of the code being run as its
@@ -102,14 +104,15 @@ __gsh_guard() {
 		# The hook's own names and channel are refused here; the server still records it.
 		if [[ $__gsh_c =~ $__gsh_chan_re || $__gsh_c == *__gsh_* || $__gsh_c == *__GSH_* ]]; then
 			__gsh_f=guard
+		elif [[ $__gsh_line_approved == 1 && $__gsh_no == "$__gsh_line_no" && $HISTCMD == "$__gsh_line_hist" ]]; then
+			# A command of the line approved before it ran: held, it is approved as the line was.
+			__gsh_f=approved
 		fi
 		if [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
 			__gsh_n=$SRANDOM$SRANDOM
 			if printf '%s %s %s\0' "$__gsh_n" "$__gsh_f" "$__gsh_c" 2>/dev/null 1>&"$__gsh_wfd" &&
-				IFS= read -r -t 20 -u "$__gsh_rfd" __gsh_r 2>/dev/null &&
-				[[ $__gsh_r == "$__gsh_n "* ]]; then
-				__gsh_r=${__gsh_r#"$__gsh_n "}
-				[[ $__gsh_r == allow && $__gsh_f == - ]] && __gsh_s=0
+				__gsh_reply "$__gsh_n"; then
+				[[ ($__gsh_r == allow || $__gsh_r == approved) && $__gsh_f != guard ]] && __gsh_s=0
 				__gsh_r=${__gsh_r#deny }
 			else
 				__gsh_broken=1
@@ -145,7 +148,7 @@ __gsh_guard() {
 __gsh_line() {
 	local __gsh_h=$HISTCMD __gsh_n='' __gsh_r='' __gsh_t='' __gsh_prev=$__gsh_line_hist \
 		__gsh_prev_no=$__gsh_line_no __gsh_pos=("${@:2}") || return 1
-	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0
+	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0 __gsh_line_approved=''
 	if [[ ! -o history ]] || ! shopt -q cmdhist || [[ $__gsh_h == "$__gsh_prev" ]]; then
 		__gsh_r="session guard: the submitted line was not recorded in history, so it cannot be judged (run it again)"
 	elif [[ -n $__gsh_prev && "$__gsh_h $__gsh_prev $1 $__gsh_prev_no" =~ ^[0-9]+( [0-9]+){3}$ ]] &&
@@ -158,11 +161,10 @@ __gsh_line() {
 		__gsh_n=$SRANDOM$SRANDOM
 		# The NUL ends the request even when fc fails (the server then refuses the line).
 		if { printf '%s line ' "$__gsh_n" && { builtin fc -ln -0 || :; } && printf '\0'; } 2>/dev/null 1>&"$__gsh_wfd" &&
-			IFS= read -r -t 20 -u "$__gsh_rfd" __gsh_r 2>/dev/null &&
-			[[ $__gsh_r == "$__gsh_n "* ]] &&
-			{ [[ $__gsh_r != "$__gsh_n need "* ]] || __gsh_state "$__gsh_n" "${__gsh_r#"$__gsh_n need "}"; }; then
-			__gsh_r=${__gsh_r#"$__gsh_n "}
-			[[ $__gsh_r == allow ]] && __gsh_line_ok=1
+			__gsh_reply "$__gsh_n" &&
+			{ [[ $__gsh_r != "need "* ]] || __gsh_state "$__gsh_n" "${__gsh_r#need }"; }; then
+			[[ $__gsh_r == allow || $__gsh_r == approved ]] && __gsh_line_ok=1
+			[[ $__gsh_r == approved ]] && __gsh_line_approved=1
 			__gsh_r=${__gsh_r#deny }
 		else
 			__gsh_broken=1
@@ -226,14 +228,30 @@ __gsh_state() {
 		fi
 		printf '\0'
 	} 2>/dev/null 1>&"$__gsh_wfd" &&
-		IFS= read -r -t 20 -u "$__gsh_rfd" __gsh_r 2>/dev/null &&
-		[[ $__gsh_r == "$1 "* ]]
+		__gsh_reply "$1"
+}
+
+# The server's reply to request $1, without the nonce, into the caller's __gsh_r. A reply to an
+# earlier request (one whose wait was cut short by Ctrl-C) is skipped. `wait SECONDS` comes
+# first when the server asks for a confirmation on the terminal: the reply may take that long.
+# Fails when no reply comes in time or the channel is gone.
+__gsh_reply() {
+	local __gsh_t=20 || return 1
+	while IFS= read -r -t "$__gsh_t" -u "$__gsh_rfd" __gsh_r 2>/dev/null; do
+		[[ $__gsh_r == "$1 "* ]] || continue
+		__gsh_r=${__gsh_r#"$1 "}
+		[[ $__gsh_r == "wait "* ]] || return 0
+		__gsh_t=${__gsh_r#wait }
+		[[ $__gsh_t =~ ^[0-9]{1,6}$ ]] || return 1
+		__gsh_t=$((__gsh_t + 20))
+	done
+	return 1
 }
 
 # `shopt login_shell` is off in this non-login shell, so bash's logout would refuse.
 logout() { exit "$@"; }
 
-readonly -f __gsh_guard __gsh_line __gsh_state logout
+readonly -f __gsh_guard __gsh_line __gsh_state __gsh_reply logout
 readonly BASH_COMMAND SRANDOM PS4
 declare -r FUNCNEST
 

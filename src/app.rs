@@ -2,11 +2,12 @@
 //! gate → audit → approval of a held command → exec, or the deny. The security argument reads
 //! on one screen in [`run`]: every path that is not an audited allow ends in a refusal.
 
+use crate::approval::Terminal;
 use crate::audit::{self, Record};
 use crate::config::{self, Config};
 use crate::context::Context;
 use crate::exec::{self, ShellExec};
-use crate::gate::{self, Assessment, Overrides, Request};
+use crate::gate::{self, Approval, Assessment, Overrides, Request};
 use crate::invocation::{self, Invocation, ShellCall};
 use crate::shell::{self, Plan};
 pub use crate::stderr::say;
@@ -160,7 +161,14 @@ pub fn run(args: &[OsString]) -> i32 {
     }
     if record.verdict.effect == Effect::Held {
         let decision_id = record.decision_id.clone();
-        assessment.verdict = gate::approve(&ctx, &config, &mut assessment, &request, &decision_id);
+        assessment.verdict = gate::approve(
+            &ctx,
+            &config,
+            &mut assessment,
+            &request,
+            &decision_id,
+            Approval::Resolve(Terminal::Own),
+        );
         record = decided_record(&ctx, &config, &request, &assessment, started);
         record.decision_id = decision_id;
         interrupt::deciding(&record, &config.audit, started);

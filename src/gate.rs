@@ -214,16 +214,28 @@ pub fn decide(ctx: &Context, config: &Config, request: &Request) -> Assessment {
     }
 }
 
+/// How a held command is approved.
+#[derive(Clone, Copy)]
+pub enum Approval<'a> {
+    /// Here: a second person's grant for the exact text, else a confirmation on the terminal,
+    /// else a filed request (its id in the denial).
+    Resolve(approval::Terminal<'a>),
+    /// A simple command of a session line that was approved before any of it ran: approved as
+    /// the line was (`how`, for the record), as `-c` runs the whole of an approved text.
+    OfTheLine(&'a str),
+}
+
 /// Approval of a held command (a second person's grant, or a confirmation typed on the
-/// terminal), then the policy asked again with `execution.approved = true`: an approval only
-/// lets the policy see `approved`, and the policy can still deny. Anything but a held
-/// assessment is returned unchanged.
+/// terminal, or the approval of the session line it is part of), then the policy asked again
+/// with `execution.approved = true`: an approval only lets the policy see `approved`, and the
+/// policy can still deny. Anything but a held assessment is returned unchanged.
 pub fn approve(
     ctx: &Context,
     config: &Config,
     assessment: &mut Assessment,
     request: &Request,
     decision_id: &str,
+    approval: Approval,
 ) -> Verdict {
     if assessment.verdict.effect != Effect::Held {
         return assessment.verdict.clone();
@@ -235,7 +247,12 @@ pub fn approve(
         decision_id,
         mode: request.surface.as_str(),
     };
-    let resolution = approval::resolve(ctx, &config.approval, &held);
+    let resolution = match approval {
+        Approval::Resolve(terminal) => approval::resolve(ctx, &config.approval, &held, terminal),
+        Approval::OfTheLine(how) => approval::Resolution::Approved {
+            how: format!("part of a line approved before it ran ({how})"),
+        },
+    };
     debug!(stage = "approval", ?resolution);
     let how = match resolution {
         approval::Resolution::Denied { message } => {

@@ -109,6 +109,37 @@ pub fn watch() {
     });
 }
 
+/// The signals a terminal's keys send to its foreground process group: Ctrl-C, Ctrl-\\, Ctrl-Z.
+const KEYBOARD: [Signal; 3] = [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGTSTP];
+
+/// Blocks the signals of a terminal's keys, for a process that shares the foreground process
+/// group of a session it serves and must outlive every key pressed there (the check server, a
+/// coprocess in bash's own group: a Ctrl-C at the prompt ended it, and a Ctrl-Z stopped it, so
+/// the session's next check waited for it). They stay pending; a wait that gives up on Ctrl-C
+/// takes SIGINT through [`next_interrupt`].
+pub fn deaf_to_the_keyboard() -> nix::Result<()> {
+    let mut keys = SigSet::empty();
+    KEYBOARD.into_iter().for_each(|s| keys.add(s));
+    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&keys), None)
+}
+
+/// For a wait that a long-lived process gives up, and goes on, when the user presses Ctrl-C (the
+/// check server's approval prompt): a descriptor that becomes readable on the next SIGINT, the
+/// ones that came before it dropped (a Ctrl-C at the session's prompt reaches the server too).
+/// `None` when SIGINT is not blocked here, so it would end the process instead.
+pub fn next_interrupt() -> Option<SignalFd> {
+    let mut mask = SigSet::empty();
+    pthread_sigmask(SigmaskHow::SIG_BLOCK, None, Some(&mut mask)).ok()?;
+    if !mask.contains(Signal::SIGINT) {
+        return None;
+    }
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGINT);
+    let fd = SignalFd::with_flags(&set, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).ok()?;
+    while let Ok(Some(_)) = fd.read_signal() {}
+    Some(fd)
+}
+
 /// Starts a thread with every signal blocked from its first instruction: it takes the ones it
 /// wants through a signalfd, and a signal sent to the process (a child's SIGCHLD, the
 /// terminal's SIGQUIT or SIGTSTP) is never delivered to it at its default disposition, where it

@@ -19,8 +19,25 @@ pub use error::ApprovalError;
 
 pub use crate::config::ApprovalConfig;
 use crate::context::Context;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::time::Duration;
 use store::{Check, Layout, Request};
+
+/// Where the terminal confirmation is asked, and what gives it up.
+#[derive(Clone, Copy)]
+pub enum Terminal<'a> {
+    /// By a process of its own (`-c`, a script, the hook's fresh check): a Ctrl-C at the
+    /// prompt ends the process with a record (`interrupt::watch`).
+    Own,
+    /// By the session's check server, which outlives the prompt: `announce` is told how many
+    /// seconds the prompt may take before it shows (the hook waits that long for the answer);
+    /// a Ctrl-C, or the session's next request arriving on `requests`, gives it up (not
+    /// confirmed) and the server goes on.
+    Session {
+        announce: &'a dyn Fn(u64),
+        requests: BorrowedFd<'a>,
+    },
+}
 
 /// A command the policy held, as the shell surface saw it.
 pub struct Held<'a> {
@@ -44,7 +61,12 @@ pub enum Resolution {
 
 /// Resolves a held command: an existing second-person approval, else a confirmation on the
 /// terminal, else a filed request (its id in the message). Never prompts without a terminal.
-pub fn resolve(ctx: &Context, config: &ApprovalConfig, held: &Held) -> Resolution {
+pub fn resolve(
+    ctx: &Context,
+    config: &ApprovalConfig,
+    held: &Held,
+    terminal: Terminal,
+) -> Resolution {
     let mut notes = Vec::new();
     let approvers = config.group.as_deref().map(approve::Approvers::lookup);
     if let Some(Ok(approvers)) = &approvers {
@@ -80,7 +102,7 @@ pub fn resolve(ctx: &Context, config: &ApprovalConfig, held: &Held) -> Resolutio
         }
     }
     if config.tty_confirm && prompt::on_terminal(ctx.stdin_tty) {
-        match confirm(held, Duration::from_secs(config.prompt_timeout_seconds)) {
+        match confirm(held, config.prompt_timeout_seconds, terminal) {
             Ok(()) => {
                 return Resolution::Approved {
                     how: format!(
@@ -109,9 +131,22 @@ pub fn resolve(ctx: &Context, config: &ApprovalConfig, held: &Held) -> Resolutio
     }
 }
 
-fn confirm(held: &Held, timeout: Duration) -> Result<(), ApprovalError> {
-    // The answer can take a while: a Ctrl-C at the prompt ends it at once, with a record.
-    crate::interrupt::watch();
+fn confirm(held: &Held, seconds: u64, terminal: Terminal) -> Result<(), ApprovalError> {
+    let interrupt = match terminal {
+        Terminal::Own => {
+            // The answer can take a while: a Ctrl-C at the prompt ends it at once, with a record.
+            crate::interrupt::watch();
+            None
+        }
+        Terminal::Session { announce, .. } => {
+            announce(seconds);
+            crate::interrupt::next_interrupt()
+        }
+    };
+    let mut cancel: Vec<BorrowedFd> = interrupt.iter().map(AsFd::as_fd).collect();
+    if let Terminal::Session { requests, .. } = terminal {
+        cancel.push(requests);
+    }
     let first = held
         .text
         .lines()
@@ -129,7 +164,7 @@ fn confirm(held: &Held, timeout: Duration) -> Result<(), ApprovalError> {
         "Type the host name ({}) to run it, anything else cancels: ",
         held.host
     );
-    match prompt::ask_tty(&lines, &question, timeout) {
+    match prompt::ask_tty(&lines, &question, Duration::from_secs(seconds), &cancel) {
         Some(answer) if !held.host.is_empty() && answer == held.host => Ok(()),
         _ => Err(ApprovalError::NotConfirmed),
     }

@@ -8,7 +8,7 @@ use super::protocol::{line_text, Unit};
 use crate::audit::{self, Record};
 use crate::config::Config;
 use crate::context::Context;
-use crate::gate::{self, Assessment, Overrides, Request};
+use crate::gate::{self, Approval, Assessment, Overrides, Request};
 use crate::verdict::{Effect, Stage, Surface, Verdict};
 use std::time::Instant;
 
@@ -17,6 +17,18 @@ use std::time::Instant;
 pub struct Decided {
     pub allowed: bool,
     pub reason: String,
+    /// Allowed by an approval of a held verdict: how (for the line's own commands).
+    pub approved: Option<String>,
+}
+
+impl Decided {
+    fn refused(reason: String) -> Self {
+        Decided {
+            allowed: false,
+            reason,
+            approved: None,
+        }
+    }
 }
 
 /// Why the hook refuses a command on its own, before any analysis.
@@ -37,6 +49,7 @@ pub fn decide_line(
     state: Option<&str>,
     surface: Surface,
     escape: bool,
+    approval: Approval,
 ) -> Decided {
     let Some(text) = line_text(fc_output) else {
         let started = Instant::now();
@@ -50,7 +63,7 @@ pub fn decide_line(
         unit: Unit::Line,
         state,
     };
-    decide_unit(ctx, config, &asked, surface, escape, hook_refused)
+    decide_unit(ctx, config, &asked, surface, escape, hook_refused, approval)
 }
 
 /// What is to be decided: one command or a line, and for a line the session's state.
@@ -83,7 +96,8 @@ pub fn names_the_hook(text: &str) -> bool {
 
 /// Decides `text` (one `$BASH_COMMAND`) and records the decision; `surface` names the caller
 /// (the check server, or the hook in a fresh process). `hook_refused`: the hook has refused it
-/// already; it is analysed for the record and denied whatever the gate says.
+/// already; it is analysed for the record and denied whatever the gate says. A held verdict is
+/// settled by `approval`.
 pub fn decide(
     ctx: &Context,
     config: &Config,
@@ -91,15 +105,19 @@ pub fn decide(
     surface: Surface,
     escape: bool,
     hook_refused: bool,
+    approval: Approval,
 ) -> Decided {
     let asked = Asked {
         text,
         unit: Unit::Command,
         state: None,
     };
-    decide_unit(ctx, config, &asked, surface, escape, hook_refused)
+    decide_unit(ctx, config, &asked, surface, escape, hook_refused, approval)
 }
 
+/// The decision and its records: a held verdict is recorded, then settled by `approval` as on
+/// `-c` (a grant for the exact text, the terminal, a filed request whose id the reason names)
+/// and recorded again under the same decision id.
 fn decide_unit(
     ctx: &Context,
     config: &Config,
@@ -107,6 +125,7 @@ fn decide_unit(
     surface: Surface,
     escape: bool,
     hook_refused: bool,
+    approval: Approval,
 ) -> Decided {
     let text = asked.text;
     let started = Instant::now();
@@ -119,29 +138,65 @@ fn decide_unit(
         );
         Record::new(ctx, config, surface, text, always, started)
     } else {
-        let assessment = gate(ctx, config, asked, surface, escape);
-        let mut verdict = assessment.verdict.clone();
-        if hook_refused && verdict.allowed() {
-            verdict = Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
+        let mut assessment = gate(ctx, config, asked, surface, escape);
+        if hook_refused && assessment.verdict.effect != Effect::Deny {
+            assessment.verdict =
+                Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
         }
-        Record::new(ctx, config, surface, text, verdict, started).with_evidence(
-            &assessment.analysis,
-            &assessment.signals,
-            &assessment.policy_digest,
-            &assessment.target.env,
-        )
+        let held = evidenced(ctx, config, surface, text, &assessment, started);
+        if held.verdict.effect != Effect::Held {
+            held
+        } else {
+            // Recorded as held first, as on `-c`; the approval's record keeps its decision id.
+            let delivery = audit::record(&config.audit, &held);
+            if let Some(refusal) = delivery.refusal(config.audit.required, config.file_in_use()) {
+                return Decided::refused(refusal.to_string());
+            }
+            let overrides = Overrides::enforcing();
+            let request = request(text, asked, surface, escape, &overrides);
+            let decision_id = held.decision_id;
+            assessment.verdict = gate::approve(
+                ctx,
+                config,
+                &mut assessment,
+                &request,
+                &decision_id,
+                approval,
+            );
+            let mut settled = evidenced(ctx, config, surface, text, &assessment, started);
+            settled.decision_id = decision_id;
+            settled
+        }
     };
     let verdict = &record.verdict;
     let reason = match verdict.effect {
         Effect::Allow => String::new(),
-        Effect::Deny => verdict.reason.clone(),
-        Effect::Held if hook_refused => verdict.reason.clone(),
-        Effect::Held => format!(
-            "approval required: {} (request {})",
-            verdict.reason, record.decision_id
-        ),
+        Effect::Deny | Effect::Held => verdict.reason.clone(),
     };
-    carry_out(config, &record, reason)
+    let approved =
+        (verdict.allowed() && verdict.stage == Stage::Approval).then(|| verdict.reason.clone());
+    Decided {
+        approved,
+        ..carry_out(config, &record, reason)
+    }
+}
+
+/// The record of an assessed command, with the evidence its verdict rests on.
+fn evidenced(
+    ctx: &Context,
+    config: &Config,
+    surface: Surface,
+    text: &str,
+    assessment: &Assessment,
+    started: Instant,
+) -> Record {
+    let verdict = assessment.verdict.clone();
+    Record::new(ctx, config, surface, text, verdict, started).with_evidence(
+        &assessment.analysis,
+        &assessment.signals,
+        &assessment.policy_digest,
+        &assessment.target.env,
+    )
 }
 
 /// Records the decision; what the hook is told: the verdict, unless it could not be recorded.
@@ -149,6 +204,7 @@ fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
     let decided = Decided {
         allowed: record.verdict.allowed(),
         reason,
+        approved: None,
     };
     let delivery = audit::record(&config.audit, record);
     // An unrecorded decision is not carried out; leaving the session is always carried out.
@@ -157,12 +213,28 @@ fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
         .refusal(config.audit.required, config.file_in_use())
         .filter(|_| !leaving)
     {
-        return Decided {
-            allowed: false,
-            reason: refusal.to_string(),
-        };
+        return Decided::refused(refusal.to_string());
     }
     decided
+}
+
+/// The gate's request for `text`, asked as `asked` (its session state) on `surface`.
+fn request<'a>(
+    text: &'a str,
+    asked: &Asked<'a>,
+    surface: Surface,
+    escape: bool,
+    overrides: &'a Overrides,
+) -> Request<'a> {
+    Request {
+        text,
+        surface,
+        escape,
+        overrides,
+        stdin: None,
+        session_state: asked.state,
+        started_by: None,
+    }
 }
 
 /// The gate for one command or line; a loop or `case` header (a command, never a line) is
@@ -176,18 +248,7 @@ fn gate(
 ) -> Assessment {
     let (text, unit) = (asked.text, asked.unit);
     let overrides = Overrides::enforcing();
-    let run = |t: &str| {
-        let request = Request {
-            text: t,
-            surface,
-            escape,
-            overrides: &overrides,
-            stdin: None,
-            session_state: asked.state,
-            started_by: None,
-        };
-        gate::decide(ctx, config, &request)
-    };
+    let run = |t: &str| gate::decide(ctx, config, &request(t, asked, surface, escape, &overrides));
     if let Some(completed) = complete_header(text).filter(|_| unit == Unit::Command) {
         let assessment = run(&completed);
         if !assessment

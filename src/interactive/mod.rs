@@ -30,7 +30,9 @@ pub fn hook_check(ctx: &Context, config: &Config, text: &str) -> i32 {
     let mut ctx = ctx.clone();
     ctx.stdin_tty |= std::io::IsTerminal::is_terminal(&std::io::stderr());
     let escape = gate::escape_requested(&ctx, config);
-    let decided = check::decide(&ctx, config, text, Surface::Hook, escape, false);
+    // A held command is settled here as on `-c`: a grant, the terminal, or a filed request.
+    let own = gate::Approval::Resolve(crate::approval::Terminal::Own);
+    let decided = check::decide(&ctx, config, text, Surface::Hook, escape, false, own);
     if decided.allowed {
         return 0;
     }

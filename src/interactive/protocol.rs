@@ -1,20 +1,28 @@
 //! The check server's wire format, pure. A request is `NONCE SP FLAG SP TEXT NUL`. The flag is
 //! `-` for one simple command (the text is bash's `$BASH_COMMAND`, which cannot contain NUL),
-//! `guard` for one the hook has already refused itself (it touches the hook's own names or
-//! channel) and only wants decided and recorded, or `line` for a whole submitted line: the text
+//! `approved` for one of the line the server last approved (a held verdict of it is approved as
+//! the line was), `guard` for one the hook has already refused itself (it touches the hook's own
+//! names or channel) and only wants decided and recorded, or `line` for a whole submitted line: the text
 //! is then what `fc -ln -0` printed for the line's history entry (the hook runs it in POSIX
 //! mode, where fc prints a tab before the text and a newline after it), which [`line_text`]
 //! takes apart. A reply is one line,
-//! `NONCE SP allow` or `NONCE SP deny SP REASON`; to a line it may first be `NONCE SP need SP
-//! TOKENS`, which the hook answers with `NONCE SP state SP TEXT NUL` (the session's state the line
-//! is judged with) before the line's own reply. The nonce is fresh per request, so a reply
-//! cannot be replayed or answered out of turn.
+//! `NONCE SP allow`, `NONCE SP approved` (allowed by an approval of its held verdict) or
+//! `NONCE SP deny SP REASON`; to a line it may first be `NONCE SP need SP TOKENS`, which the
+//! hook answers with `NONCE SP state SP TEXT NUL` (the session's state the line is judged with)
+//! before the line's own reply; and before a confirmation is asked on the terminal,
+//! `NONCE SP wait SP SECONDS` (the hook waits that much longer for the reply). The nonce is
+//! fresh per request, so a reply cannot be replayed or answered out of turn; a reply to an
+//! earlier request (one abandoned by Ctrl-C) is skipped by the hook.
 
 /// What the server answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reply {
     Allow,
+    /// Allowed by an approval of its held verdict.
+    Approved,
     Deny(String),
+    /// A confirmation is being asked on the terminal: the reply may take this many seconds.
+    Wait(u64),
     /// For a line: what the hook is to read from bash and send back in a `state` request with
     /// the same nonce before the line is decided (see [`need_tokens`]).
     Need(Vec<String>),
@@ -40,22 +48,25 @@ pub struct Request<'a> {
     pub unit: Unit,
     /// The hook refused the command itself.
     pub hook_refused: bool,
+    /// The hook says the command is part of the line the server approved last.
+    pub of_approved_line: bool,
     pub text: String,
 }
 
 /// Parses a request (without its NUL). The nonce is 1 to 40 ASCII digits and the flag `-`,
-/// `guard` or `line`; anything else is malformed.
+/// `approved`, `guard`, `line` or `state`; anything else is malformed.
 pub fn parse_request(request: &[u8]) -> Option<Request<'_>> {
     let mut parts = request.splitn(3, |b| *b == b' ');
     let nonce = std::str::from_utf8(parts.next()?).ok()?;
     if nonce.is_empty() || nonce.len() > 40 || !nonce.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let (unit, hook_refused) = match parts.next()? {
-        b"-" => (Unit::Command, false),
-        b"guard" => (Unit::Command, true),
-        b"line" => (Unit::Line, false),
-        b"state" => (Unit::State, false),
+    let (unit, hook_refused, of_approved_line) = match parts.next()? {
+        b"-" => (Unit::Command, false, false),
+        b"approved" => (Unit::Command, false, true),
+        b"guard" => (Unit::Command, true, false),
+        b"line" => (Unit::Line, false, false),
+        b"state" => (Unit::State, false, false),
         _ => return None,
     };
     let text = String::from_utf8_lossy(parts.next()?).into_owned();
@@ -63,6 +74,7 @@ pub fn parse_request(request: &[u8]) -> Option<Request<'_>> {
         nonce,
         unit,
         hook_refused,
+        of_approved_line,
         text,
     })
 }
@@ -80,6 +92,8 @@ pub fn line_text(fc_output: &str) -> Option<&str> {
 pub fn format_reply(nonce: &str, reply: &Reply) -> String {
     match reply {
         Reply::Allow => format!("{nonce} allow\n"),
+        Reply::Approved => format!("{nonce} approved\n"),
+        Reply::Wait(seconds) => format!("{nonce} wait {seconds}\n"),
         Reply::Deny(reason) => {
             let reason: String = reason
                 .chars()
@@ -164,6 +178,7 @@ mod tests {
                 nonce,
                 unit,
                 hook_refused,
+                of_approved_line: false,
                 text: text.into(),
             })
         };
@@ -186,7 +201,12 @@ mod tests {
             parse_request(b"9 state declare -- x=\"1\"\n"),
             r("9", Unit::State, false, "declare -- x=\"1\"\n")
         );
+        let of_line = parse_request(b"7 approved rm -r d").unwrap();
+        assert_eq!((of_line.unit, of_line.hook_refused), (c, false));
+        assert!(of_line.of_approved_line);
+        assert_eq!(of_line.text, "rm -r d");
         assert_eq!(parse_request(b"8 line-guard a"), None);
+        assert_eq!(parse_request(b"8 approved-line a"), None);
         assert_eq!(parse_request(b"x1 - ls"), None);
         assert_eq!(parse_request(b" - ls"), None);
         assert_eq!(parse_request(b"123"), None);
@@ -231,6 +251,8 @@ mod tests {
     #[test]
     fn replies() {
         assert_eq!(format_reply("5", &Reply::Allow), "5 allow\n");
+        assert_eq!(format_reply("5", &Reply::Approved), "5 approved\n");
+        assert_eq!(format_reply("5", &Reply::Wait(60)), "5 wait 60\n");
         assert_eq!(
             format_reply("5", &Reply::Need(vec!["$x".into(), "@".into(), "f".into()])),
             "5 need $x @ f\n"

@@ -3,19 +3,32 @@
 //! line before any of it runs, for which it first asks the hook for the session's state of what
 //! the line names: `need`, answered by `state`), decides each with the session's trusted
 //! environment, audits it, and answers one line on stdout. It makes itself non-dumpable so the
-//! gated user can neither attach to it nor open its pipes through `/proc`.
+//! gated user can neither attach to it nor open its pipes through `/proc`, and deaf to the
+//! terminal's keys (it shares bash's process group). A held verdict is settled as on `-c`: a
+//! grant, a confirmation asked on the terminal (announced with `wait`, given up on Ctrl-C or
+//! the session's next request), or a filed request; the line's own held commands are approved
+//! as the line was.
 
 use super::check;
 use super::protocol::{format_reply, parse_request, Reply, Unit};
+use crate::approval::Terminal;
 use crate::config::Config;
 use crate::context::Context;
+use crate::gate::Approval;
 use crate::verdict::Surface;
 use std::io::{BufRead, IsTerminal, Write};
+use std::os::fd::AsFd;
 
 /// Serves until stdin closes (the session ended): 0, or 1 when a pipe fails.
 pub fn run(ctx: &Context, config: &Config) -> i32 {
     // Best effort: without it, same-uid processes could write forged replies into our stdout.
     let _ = nix::sys::prctl::set_dumpable(false);
+    // In bash's own process group: the session's Ctrl-C and Ctrl-Z reach us too, and must
+    // neither end nor stop the server (the session would fall back to a fresh process, without
+    // its state, for every later command).
+    if crate::interrupt::deaf_to_the_keyboard().is_err() {
+        return 1;
+    }
     let mut ctx = ctx.clone();
     // The coprocess's stdin and stdout are pipes; its stderr is the session's terminal.
     ctx.stdin_tty = std::io::stderr().is_terminal();
@@ -26,6 +39,9 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
     let mut output = std::io::stdout().lock();
     // A request read while waiting for a line's state that was not that state: served next.
     let mut pending: Option<Vec<u8>> = None;
+    // How the last line was approved, when it was: its own held commands are approved so.
+    let mut approved_line: Option<String> = None;
+    let stdin = std::io::stdin();
     loop {
         let request = match pending.take() {
             Some(request) => request,
@@ -41,6 +57,15 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                 if let Ok(cwd) = std::fs::read_link(&parent_cwd) {
                     ctx.cwd = cwd.display().to_string();
                 }
+                // The reply lock is re-entrant: the announcement goes out on this thread.
+                let announce = |seconds| {
+                    let wait = format_reply(req.nonce, &Reply::Wait(seconds));
+                    let _ = send(&mut std::io::stdout().lock(), &wait);
+                };
+                let terminal = Terminal::Session {
+                    announce: &announce,
+                    requests: stdin.as_fd(),
+                };
                 let decided = match req.unit {
                     Unit::Line => {
                         let needs = check::line_needs(config, &req.text);
@@ -62,33 +87,45 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                                 None => return 0,
                             }
                         }
-                        check::decide_line(
+                        let decided = check::decide_line(
                             &ctx,
                             config,
                             &req.text,
                             state.as_deref(),
                             Surface::Interactive,
                             escape,
+                            Approval::Resolve(terminal),
+                        );
+                        approved_line.clone_from(&decided.approved);
+                        decided
+                    }
+                    Unit::Command => {
+                        // Only the server's own memory of the line counts, never the flag alone.
+                        let approval = match &approved_line {
+                            Some(how) if req.of_approved_line => Approval::OfTheLine(how),
+                            _ => Approval::Resolve(terminal),
+                        };
+                        check::decide(
+                            &ctx,
+                            config,
+                            &req.text,
+                            Surface::Interactive,
+                            escape,
+                            req.hook_refused,
+                            approval,
                         )
                     }
-                    Unit::Command => check::decide(
-                        &ctx,
-                        config,
-                        &req.text,
-                        Surface::Interactive,
-                        escape,
-                        req.hook_refused,
-                    ),
                     // State only follows a `need` reply, read above.
                     Unit::State => check::Decided {
                         allowed: false,
                         reason: "session state sent out of turn".into(),
+                        approved: None,
                     },
                 };
-                let reply = if decided.allowed {
-                    Reply::Allow
-                } else {
-                    Reply::Deny(decided.reason)
+                let reply = match (decided.allowed, decided.approved) {
+                    (true, None) => Reply::Allow,
+                    (true, Some(_)) => Reply::Approved,
+                    (false, _) => Reply::Deny(decided.reason),
                 };
                 format_reply(req.nonce, &reply)
             }

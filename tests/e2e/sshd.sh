@@ -66,6 +66,8 @@ cleanup() {
 		userdel -r "$TUSER" 2>/dev/null || true
 	fi
 	rm -f "/var/lib/guarded-sh/previous-shell.$TUSER" /etc/sudoers.d/gsh-e2e
+	if id gshe2e-appr >/dev/null 2>&1; then userdel gshe2e-appr 2>/dev/null || true; fi
+	if getent group gshe2e-approvers >/dev/null; then groupdel gshe2e-approvers 2>/dev/null || true; fi
 	[[ -n ${GSH_E2E_KEEP-} ]] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -322,7 +324,8 @@ check "ansible become (pipelining) template allowed by the baseline" as_user "$B
 
 # --- interactive session through a pseudo-terminal -------------------------------------
 # expect prints "RESULT <name> ok|fail" per step; a missing marker is a failure, never a pass.
-cat >"$T/session.exp" <<'EOF'
+# What every session script starts with (sourced): the steps and an ssh -tt login.
+cat >"$T/steps.tcl" <<'EOF'
 set timeout $env(EXP_TIMEOUT)
 log_file -a $env(EXP_LOG)
 proc result {name ok} { puts stdout "\nRESULT $name $ok" }
@@ -350,6 +353,9 @@ expect_after {
     exit 1
   }
 }
+EOF
+cat >"$T/session.exp" <<'EOF'
+source $env(EXP_STEPS)
 send "echo ready-\$((1+1))\r"
 expect {
   -re {(.*)ready-2} {
@@ -425,10 +431,12 @@ expect eof
 lassign [wait] pid spawnid oserr status
 if {$status == 7} { result exit-status ok } else { result exit-status fail }
 EOF
-run_session() {
-	EXP_TIMEOUT=$1 EXP_LOG=$2 EXP_SSH="${SSH[*]}" expect -f "$T/session.exp" 2>&1 |
+# Runs the session script $1 with step timeout $2 and log $3; prints its "NAME ok|fail" lines.
+run_expect() {
+	EXP_STEPS=$T/steps.tcl EXP_TIMEOUT=$2 EXP_LOG=$3 EXP_SSH="${SSH[*]}" expect -f "$1" 2>&1 |
 		tr -d '\r' | sed -n 's/^RESULT //p' || true
 }
+run_session() { run_expect "$T/session.exp" "$@"; }
 interactive=$(run_session 10 "$T/session.log")
 while read -r name verdict; do
 	[[ -n $name ]] || continue
@@ -462,6 +470,89 @@ if [[ $missed == 0 ]] && grep -qx 'cd-export-persist ok' <<<"$control"; then
 else
 	fail "negative control" "$missed gating checks passed without the gate; see $T/control.log"
 fi
+
+# --- approval of a held line in a session over ssh -tt (docs/approvals.md) ------------------
+# A policy that holds one harmless line; the approvers group and directories of the test's own.
+# The held line asks on the terminal (a wrong answer refuses it whole and files a request),
+# an approver (a second user, a member of the group) approves the request, the same line then
+# runs on the grant; another held line runs when the host name is typed at its question.
+APPROVERS=gshe2e-approvers
+APPROVER=gshe2e-appr
+groupadd -f "$APPROVERS"
+id "$APPROVER" >/dev/null 2>&1 || useradd -M -N -g "$APPROVERS" -s /usr/sbin/nologin "$APPROVER"
+install -d -m 0755 "$T/approvals" "$T/approval-policy"
+install -d -o root -g "$APPROVERS" -m 3773 "$T/approvals/requests"
+install -d -o root -g "$APPROVERS" -m 3775 "$T/approvals/approved"
+cat >"$T/approval-policy/hold.rego" <<'EOF'
+package honey
+import rego.v1
+
+default allow := true
+default decision := "allow"
+
+decision := "require_approval" if {
+	contains(input.command.raw, "gsh-held-")
+	not input.execution.approved
+}
+EOF
+sed -e "s|^dir = \"$POLICIES\"|dir = \"$T/approval-policy\"|" "$T/config.toml" >"$T/approval.toml"
+printf '[target]\nname = "e2e-host"\n[approval]\ngroup = "%s"\ndir = "%s"\n' "$APPROVERS" "$T/approvals" >>"$T/approval.toml"
+install -m 0644 -o root -g root "$T/approval.toml" "$CONFIG"
+cat >"$T/approval.exp" <<'EOF'
+source $env(EXP_STEPS)
+send "echo ready-\$((1+1))\r"
+step approval-session-started {ready-2}
+send "echo gsh-held-\$((6*7)) >~/held-ran; echo wrote-\$((6*8))\r"
+step approval-asked-on-the-terminal {Type the host name \(e2e-host\)}
+send "not-this-host\r"
+set id none
+expect {
+  -re {denied: approval required: [^\r\n]*\(request ([0-9a-f]{8});} {
+    set id $expect_out(1,string)
+    result approval-refused-with-a-request ok
+  }
+  timeout { result approval-refused-with-a-request fail }
+}
+send "test -e ~/held-ran || echo not-run-\$((3*5))\r"
+step approval-nothing-ran {not-run-15}
+# Tcl's exec fails on any output to stderr, where --approve asks its question.
+if {[catch {exec runuser -u $env(GSH_APPROVER) -- sh -c "echo yes | $env(GSH_BIN) --approve $id 2>&1"} shown]} {
+  send_log "\n--approve $id failed: $shown\n"
+  result approval-approved-by-the-approver fail
+} else {
+  result approval-approved-by-the-approver ok
+}
+send "echo gsh-held-\$((6*7)) >~/held-ran; echo wrote-\$((6*8))\r"
+expect {
+  "Type the host name" { result approval-grant-honoured fail }
+  -re {wrote-48} { result approval-grant-honoured ok }
+  timeout { result approval-grant-honoured fail }
+}
+send "cat ~/held-ran\r"
+step approval-line-ran {gsh-held-42}
+send "echo gsh-held-\$((7*7)) >~/confirmed-ran\r"
+expect {
+  "Type the host name (e2e-host)" { send "e2e-host\r" }
+  timeout {}
+}
+send "cat ~/confirmed-ran\r"
+step approval-confirmed-on-the-terminal {gsh-held-49}
+send "exit 0\r"
+expect eof
+EOF
+approval=$(GSH_BIN="$BIN" GSH_APPROVER="$APPROVER" run_expect "$T/approval.exp" 10 "$T/approval.log")
+while read -r name verdict; do
+	[[ -n $name ]] || continue
+	if [[ $verdict == ok ]]; then pass "session $name"; else fail "session $name" "see $T/approval.log"; fi
+done <<<"$approval"
+if [[ $(wc -l <<<"$approval") -eq 8 ]]; then
+	pass "session approval: every step reported"
+else
+	fail "session approval: every step reported" "$(wc -l <<<"$approval") results"
+fi
+check "audit: the approved session line recorded as approved by the approver" bash -c \
+	"grep -F 'echo gsh-held-\$((6*7)) >~/held-ran' '$AUDIT' | grep -F '\"verdict\":\"approved\"' | grep -qF 'by $APPROVER'"
+install -m 0644 -o root -g root "$T/config.toml" "$CONFIG"
 
 # --- exec supervision: the same account, supervised (docs/supervise.md) --------------------
 # Every program a command starts is judged on its real argv. The protocols, an editor on a

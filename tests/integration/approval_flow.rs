@@ -164,6 +164,38 @@ impl Setup {
     /// configuration file `config` at the default path of a private `/etc` overlay
     /// (`GUARDED_SH_CONFIG` is honoured for root only).
     fn run_as(&self, user: &str, config: &str, args: &[&str], input: &str) -> Output {
+        let argv: Vec<&str> = ["PATH=/usr/bin:/bin", BIN]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        self.env_as(user, config, &argv, input)
+    }
+
+    /// A session of the real hook (`bash -i` with `share/interactive.bash`, stdin a pipe, as
+    /// the interactive-line tests run it) as `user`, the built binary its check server.
+    fn session_as(&self, user: &str, input: &str) -> Output {
+        let hook = format!("{}/share/interactive.bash", crate::setup::REPO);
+        let bin = format!("GUARDED_SH_BIN={BIN}");
+        let argv = [
+            "PATH=/usr/bin:/bin",
+            "HOME=/",
+            "HISTFILE=/dev/null",
+            "TERM=dumb",
+            &bin,
+            "bash",
+            "--noprofile",
+            "--rcfile",
+            &hook,
+            "-i",
+        ];
+        self.env_as(user, "config.toml", &argv, input)
+    }
+
+    /// Runs `env -i ARGV` as `user`, stdin from `input` (never a terminal), with the
+    /// configuration file `config` at the default path of a private `/etc` overlay
+    /// (`GUARDED_SH_CONFIG` is honoured for root only).
+    fn env_as(&self, user: &str, config: &str, argv: &[&str], input: &str) -> Output {
+        let args = argv;
         let upper = self.path("etc-upper");
         std::fs::create_dir_all(upper.join("guarded-sh")).unwrap();
         for dir in [&upper, &upper.join("guarded-sh")] {
@@ -172,7 +204,6 @@ impl Setup {
         std::fs::copy(self.path(config), upper.join("guarded-sh/config.toml")).unwrap();
         let argv: Vec<std::ffi::OsString> = ["runuser", "-u", user, "--", "env", "-i"]
             .into_iter()
-            .chain(["PATH=/usr/bin:/bin", BIN])
             .chain(args.iter().copied())
             .map(Into::into)
             .collect();
@@ -308,6 +339,87 @@ fn second_person_approves_and_the_requester_runs_it() {
         audit[4]
     );
     assert_eq!(audit[3]["decision_id"], audit[4]["decision_id"]);
+}
+
+/// Issue 15 item 5: a held line in a session is held as on `-c`. It is refused whole, a request
+/// is filed whose id `--approve` accepts (it was the decision id, which `--approve` rejected),
+/// and the grant for the exact line is honoured in a later session, where the line's own held
+/// command is approved with it.
+#[test]
+#[ignore = "root-only: creates users and a group on the host; tests/run.sh runs it"]
+fn a_held_session_line_files_a_request_and_its_grant_runs_it() {
+    if !root() {
+        return;
+    }
+    let s = Setup::new(900);
+    let line = s.held_command("s");
+    let first = s.session_as(ALICE, &format!("{line}\nexit 0\n"));
+    let err = text(&first.stderr);
+    assert_eq!(first.status.code(), Some(0), "{err}");
+    assert!(!text(&first.stdout).contains("ran-s"), "{err}");
+    let denial = err
+        .lines()
+        .find(|l| l.starts_with("guarded-sh: denied:"))
+        .unwrap_or_else(|| panic!("no denial: {err}"));
+    assert!(
+        denial.starts_with(
+            "guarded-sh: denied: approval required: approval required by policy (request "
+        ),
+        "{denial}"
+    );
+    let id = request_id(denial);
+    assert!(
+        denial.contains(&format!("guarded-sh --approve {id}")),
+        "{denial}"
+    );
+
+    let shown = s.approve(BOB, &id, "yes\n");
+    let out = text(&shown.stdout);
+    assert_eq!(shown.status.code(), Some(0), "{out}{}", text(&shown.stderr));
+    assert!(out.contains(&line), "the approver sees the line: {out}");
+
+    let again = s.session_as(ALICE, &format!("{line}\nexit 0\n"));
+    assert!(
+        text(&again.stdout).contains("ran-s"),
+        "stderr: {}",
+        text(&again.stderr)
+    );
+    assert!(
+        !text(&again.stderr).contains("denied"),
+        "{}",
+        text(&again.stderr)
+    );
+    let audit = s.audit();
+    let of_line: Vec<(&str, &str)> = audit
+        .iter()
+        .filter(|r| r["command"] == line.as_str())
+        .map(|r| (r["mode"].as_str().unwrap(), r["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        of_line,
+        [
+            ("interactive", "require_approval"),
+            ("interactive", "deny"),
+            ("approve", "approved"),
+            ("interactive", "require_approval"),
+            ("interactive", "approved"),
+        ],
+        "{audit:#?}"
+    );
+    let granted = audit
+        .iter()
+        .rfind(|r| r["command"] == line.as_str())
+        .unwrap();
+    assert!(
+        granted["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("approval {id} by {BOB}")),
+        "{granted}"
+    );
+    let rm = line.split(" && ").next().unwrap();
+    let inner = audit.iter().rfind(|r| r["command"] == rm).unwrap();
+    assert_eq!(inner["verdict"], "approved", "{inner}");
 }
 
 #[test]

@@ -9,7 +9,8 @@ use std::io::Read;
 use std::process::Command;
 use std::time::Duration;
 
-const POLICY: &str = r#"package honey
+/// Holds every high-severity command until it is approved (also the session tests' policy).
+pub const HOLD_HIGH: &str = r#"package honey
 import rego.v1
 
 default allow := true
@@ -32,7 +33,7 @@ impl Setup {
         let base = crate::setup::Setup::with(&format!(
             "[policy]\ndir = \"{{dir}}/policy\"\nallow_env_dir = false\n[target]\nname = \"web-1\"\n[approval]\n{approval}\n"
         ));
-        base.write("policy/approval.rego", POLICY);
+        base.write("policy/approval.rego", HOLD_HIGH);
         Setup { base }
     }
 

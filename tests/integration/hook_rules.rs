@@ -6,10 +6,8 @@
 //! The Rust side asks the built binary (`--serve`, and `--hook-check` where the hook falls back
 //! to it) what it does with each row, flagged as the hook flags it.
 
-use crate::setup::{run, table, text, Setup, REPO};
+use crate::setup::{hook_session, run, table, text, Setup};
 use std::io::Write;
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// The audit reason of the server's own exit rule.
@@ -77,17 +75,14 @@ struct Session {
 fn session(s: &Setup, run_dir: &str, lines: &[&str]) -> Session {
     let dir = s.path(run_dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut c = Command::new("bash");
-    c.arg("--noprofile")
-        .arg("--rcfile")
-        .arg(Path::new(REPO).join("share/interactive.bash"))
-        .arg("-i")
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", s.path("home"))
-        .env("TERM", "dumb")
-        .env("GUARDED_SH_BIN", s.path("stub"))
-        .env("GSH_STUB_DIR", &dir)
+    let stub = s.path("stub");
+    let mut c = hook_session(
+        &[],
+        stub.as_os_str(),
+        &s.path("config.toml"),
+        &s.path("home"),
+    );
+    c.env("GSH_STUB_DIR", &dir)
         .env("GSH_STUB_ALLOW", MARKER)
         .current_dir(&dir);
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();

@@ -4,10 +4,9 @@
 //! session goes on, and the effect on disk. And the same verdict as `-c`: every one-line row of
 //! two case tables, sent as the hook sends a line, is decided as `guarded-sh -c` decides it.
 
-use crate::setup::{run, table, unescape, Setup, BIN, REPO};
+use crate::setup::{hook_session, run, table, unescape, Setup, BIN};
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// The stub check server (`GUARDED_SH_BIN=stub`, run by the hook as `stub --serve`): denies
@@ -93,22 +92,9 @@ fn play(s: &Setup, dir: &Path, sc: &Scenario) -> Vec<String> {
     if let Some(profile) = &sc.profile {
         std::fs::write(home.join(".profile"), format!("{profile}\n")).unwrap();
     }
-    let mut c = Command::new("bash");
-    c.arg("--noprofile")
-        .arg("--rcfile")
-        .arg(Path::new(REPO).join("share/interactive.bash"))
-        .arg("-i")
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &home)
-        .env("HISTFILE", "/dev/null")
-        .env("TERM", "dumb")
-        .env(
-            "GUARDED_SH_BIN",
-            if sc.stub { s.path("stub") } else { BIN.into() },
-        )
-        .env("GUARDED_SH_CONFIG", s.path("config.toml"))
-        .current_dir(dir);
+    let bin = if sc.stub { s.path("stub") } else { BIN.into() };
+    let mut c = hook_session(&[], bin.as_os_str(), &s.path("config.toml"), &home);
+    c.current_dir(dir);
     let input = format!("{}\ntouch END\nexit 3\n", sc.input);
     let r = run(c, input.as_bytes(), Duration::from_secs(60), false);
     let mut failures = Vec::new();

@@ -56,6 +56,7 @@ mod readme_quick_start;
 mod review_check_file;
 mod robustness;
 mod session_state;
+mod session_terminal;
 mod shell_surface;
 mod shell_table;
 mod strict_defaults;

@@ -494,6 +494,38 @@ pub fn exists(path: &Path) -> bool {
     path.symlink_metadata().is_ok()
 }
 
+/// A session of the real hook, as guarded-sh starts one (`bash --noprofile --rcfile
+/// share/interactive.bash -i`), run through `wrapper` (say `setsid -c -w`; empty for none), with
+/// `bin` as its check server, the configuration `config`, a home of its own and nothing else
+/// from the environment.
+pub fn hook_session(
+    wrapper: &[&str],
+    bin: &std::ffi::OsStr,
+    config: &Path,
+    home: &Path,
+) -> Command {
+    let mut c = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg("bash");
+            c
+        }
+        None => Command::new("bash"),
+    };
+    c.arg("--noprofile")
+        .arg("--rcfile")
+        .arg(Path::new(REPO).join("share/interactive.bash"))
+        .arg("-i")
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home)
+        .env("HISTFILE", "/dev/null")
+        .env("TERM", "dumb")
+        .env("GUARDED_SH_BIN", bin)
+        .env("GUARDED_SH_CONFIG", config);
+    c
+}
+
 /// A command run on a terminal of the test's own: a pseudo-terminal as its stdin, stdout and
 /// (with `stderr_on_terminal`) stderr, the other end kept to type on, and everything the command
 /// shows there collected by a reader thread.

@@ -1,0 +1,194 @@
+//! A gated session on a terminal, through the real hook (`share/interactive.bash`) and the built
+//! binary as its check server, on a pseudo-terminal that is the session's controlling terminal.
+//! The keys pressed at its prompt (Ctrl-C, Ctrl-\, Ctrl-Z reach the server too: it is in bash's
+//! process group) leave the server serving. Held lines (issue 15 item 5): the confirmation
+//! typed on the terminal runs the
+//! whole line (and its own held commands, approved as the line was), a wrong answer or a Ctrl-C
+//! refuses it with nothing run, and the session goes on with its check server. The
+//! second-person approval of a session line (a filed request, `--approve`, the grant honoured)
+//! needs other Unix users and is in `approval_flow.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::approval_tty::HOLD_HIGH;
+use crate::setup::{hook_session, OnTerminal, Setup, BIN};
+use std::time::Duration;
+
+const QUESTION: &str = "Type the host name (web-1)";
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// A session of the real hook on a terminal of its own, in `s`'s scratch directory.
+fn session(s: &Setup) -> OnTerminal {
+    let home = s.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // After /etc/profile, which sets its own prompt.
+    std::fs::write(home.join(".profile"), "PS1='ready> '\n").unwrap();
+    let mut c = hook_session(
+        &["setsid", "-c", "-w"],
+        BIN.as_ref(),
+        &s.path("config.toml"),
+        &home,
+    );
+    c.current_dir(s.path(""));
+    OnTerminal::spawn(c, true)
+}
+
+fn setup() -> Setup {
+    let s = Setup::with(
+        "[policy]\ndir = \"{dir}/policy\"\nallow_env_dir = false\ncache_dir = \"{dir}/no-cache\"\n\
+         [target]\nname = \"web-1\"\n",
+    );
+    s.write("policy/approval.rego", HOLD_HIGH);
+    std::fs::create_dir_all(s.path("d")).unwrap();
+    s
+}
+
+/// The held line: high risk (the policy holds it), harmless (a scratch directory), and the
+/// held command in it.
+fn held_line(s: &Setup) -> (String, String) {
+    let rm = format!("rm -rf {}", s.path("d").display());
+    (format!("{rm} && touch ran"), rm)
+}
+
+/// `(verdict, reason)` of each record of `command`.
+fn verdicts(s: &Setup, command: &str) -> Vec<(String, String)> {
+    s.audit()
+        .iter()
+        .filter(|r| r["command"] == command)
+        .map(|r| {
+            (
+                r["verdict"].as_str().unwrap().to_string(),
+                r["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Ends the session with `touch after; exit 3` and checks it got there with its own server.
+fn finish(s: &Setup, mut run: OnTerminal) -> String {
+    run.after("ready> ", 2, b"touch after; exit 3\n", LIMIT);
+    let (status, _) = run.wait(LIMIT, None);
+    let screen = run.screen();
+    assert_eq!(status.code(), Some(3), "{screen}");
+    assert!(s.path("after").exists(), "the session went on: {screen}");
+    let after = s
+        .audit()
+        .into_iter()
+        .find(|r| r["command"] == "touch after; exit 3")
+        .unwrap_or_else(|| panic!("no record of the next line: {screen}"));
+    assert_eq!(
+        after["mode"], "interactive",
+        "the check server still answers"
+    );
+    screen
+}
+
+/// A Ctrl-C, Ctrl-\ or Ctrl-Z at the prompt ended (or stopped) the check server: the session
+/// then asked a fresh process, without the session's state, about every later command.
+#[test]
+fn keys_at_the_prompt_leave_the_check_server_serving() {
+    for (name, key) in [
+        ("ctrl-c", b"\x03"),
+        ("ctrl-backslash", b"\x1c"),
+        ("ctrl-z", b"\x1a"),
+    ] {
+        let s = setup();
+        let mut run = session(&s);
+        run.after("ready> ", 1, key, LIMIT);
+        // The next prompt, after the key (bash prints a new one for Ctrl-C only).
+        run.after("ready> ", 1, b"\n", LIMIT);
+        run.after("ready> ", 2, b"", LIMIT);
+        let screen = finish(&s, run);
+        assert!(!screen.contains("guarded-sh: denied"), "{name}: {screen}");
+    }
+}
+
+#[test]
+fn typing_the_host_name_runs_the_held_line_whole() {
+    let s = setup();
+    let (line, rm) = held_line(&s);
+    let mut run = session(&s);
+    run.after("ready> ", 1, format!("{line}\n").as_bytes(), LIMIT);
+    run.after(QUESTION, 1, b"web-1\n", LIMIT);
+    let screen = finish(&s, run);
+    assert!(
+        screen.contains("this command needs approval: approval required by policy"),
+        "{screen}"
+    );
+    assert!(screen.contains(&format!("command: {line}")), "{screen}");
+    assert!(!s.path("d").exists() && s.path("ran").exists(), "{screen}");
+    assert!(!screen.contains("guarded-sh: denied"), "{screen}");
+    let confirmed = "confirmed on the terminal by typing the host name web-1";
+    assert_eq!(
+        verdicts(&s, &line),
+        [
+            (
+                "require_approval".into(),
+                "approval required by policy".into()
+            ),
+            ("approved".into(), confirmed.into()),
+        ]
+    );
+    let records = s.audit();
+    let line: Vec<_> = records.iter().filter(|r| r["command"] == line).collect();
+    assert_eq!(line[0]["decision_id"], line[1]["decision_id"]);
+    // The line's own held command is approved as the line was, without a second question.
+    assert_eq!(screen.matches(QUESTION).count(), 1, "{screen}");
+    assert_eq!(
+        verdicts(&s, &rm),
+        [
+            (
+                "require_approval".into(),
+                "approval required by policy".into()
+            ),
+            (
+                "approved".into(),
+                format!("part of a line approved before it ran ({confirmed})")
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_wrong_answer_refuses_the_whole_line() {
+    let s = setup();
+    let (line, _) = held_line(&s);
+    let mut run = session(&s);
+    run.after("ready> ", 1, format!("{line}\n").as_bytes(), LIMIT);
+    run.after(QUESTION, 1, b"web-2\n", LIMIT);
+    let screen = finish(&s, run);
+    assert!(
+        screen.contains(
+            "guarded-sh: denied: approval required: approval required by policy \
+             (not confirmed on the terminal; no approvers are configured)"
+        ),
+        "{screen}"
+    );
+    assert!(s.path("d").exists() && !s.path("ran").exists(), "{screen}");
+    let v = verdicts(&s, &line);
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(v[1].0, "deny", "{v:?}");
+}
+
+/// Ctrl-C at the question gives it up: the line is refused with nothing run, the server goes on
+/// (it does not die of the signal, and it no longer reads the terminal: the next line typed is
+/// the session's, not an answer).
+#[test]
+fn ctrl_c_at_the_question_refuses_the_line_and_the_session_goes_on() {
+    let s = setup();
+    let (line, _) = held_line(&s);
+    let mut run = session(&s);
+    run.after("ready> ", 1, format!("{line}\n").as_bytes(), LIMIT);
+    run.after(QUESTION, 1, b"\x03", LIMIT);
+    run.after("(cancelled)", 1, b"", LIMIT);
+    // The next line is typed after the refusal: it is the session's to run.
+    run.after("ready> ", 2, b"web-1\n", LIMIT);
+    let screen = finish(&s, run);
+    assert!(s.path("d").exists() && !s.path("ran").exists(), "{screen}");
+    assert!(
+        screen.contains("web-1: command not found"),
+        "the session read the next line: {screen}"
+    );
+    let v = verdicts(&s, &line);
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(v[1].0, "deny", "{v:?}");
+}
