@@ -22,8 +22,17 @@ pub enum Mode {
     Started,
 }
 
+/// The escape signals a session leaves to the policy, as `-c` does: the everyday tools (an
+/// editor, a pager, a REPL, a database client). Their own escapes start `$SHELL`, which the
+/// session points at guarded-sh, so what they run that way is gated; what they start directly
+/// (`:set shell=…`, a REPL's `os.system`) is seen under exec supervision
+/// (`input.execution.supervised` tells a policy which). Refusing them was a false block and no
+/// barrier: `git commit` and `crontab -e` open the same editor.
+const SESSION_TOOLS: &[&str] = &["SHELL_ESCAPE_PROGRAM", "INTERACTIVE_INTERPRETER"];
+
 /// The built-in floor: the first critical signal denies, with the reference's reason
-/// (`command risk: <reason>`); in an interactive session, tampering and escapes deny too.
+/// (`command risk: <reason>`); in an interactive session, tampering and escapes deny too, but
+/// for the everyday tools ([`SESSION_TOOLS`]).
 pub fn builtin(signals: &[Signal], mode: Mode) -> Option<Verdict> {
     if let Some(s) = first_critical(signals) {
         return Some(Verdict::deny(
@@ -45,10 +54,10 @@ pub fn builtin(signals: &[Signal], mode: Mode) -> Option<Verdict> {
         }
     }
     if mode == Mode::Interactive {
-        if let Some(s) = signals
-            .iter()
-            .find(|s| matches!(s.spec.family, Family::Tamper | Family::Escape))
-        {
+        if let Some(s) = signals.iter().find(|s| {
+            matches!(s.spec.family, Family::Tamper | Family::Escape)
+                && !SESSION_TOOLS.contains(&s.id())
+        }) {
             return Some(Verdict::deny(
                 Stage::Session,
                 s.id(),
@@ -91,5 +100,33 @@ pub fn policy_verdict(decision: &PolicyDecision) -> Verdict {
         ),
         PolicyVerdict::Deny(reason) => Verdict::deny(Stage::Policy, "policy.deny", reason),
         PolicyVerdict::RequireApproval(reason) => Verdict::held(reason),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signals;
+
+    /// `(signal, denied by the session's floor)`: every escape and tampering signal is, but
+    /// for the everyday tools; on `-c` none of them is (none is critical).
+    #[test]
+    fn the_session_floor_leaves_the_everyday_tools_to_the_policy() {
+        for (id, in_session) in [
+            ("SHELL_ESCAPE_PROGRAM", false),
+            ("INTERACTIVE_INTERPRETER", false),
+            ("INTERACTIVE_SHELL", true),
+            ("EDITOR_RUNS_COMMAND", true),
+            ("INTERPRETER_SPAWNS_SHELL", true),
+            ("COMMAND_OPTION_EXEC", true),
+        ] {
+            let spec = signals::catalogue()
+                .find(|s| s.id == id)
+                .unwrap_or_else(|| panic!("{id} is not in the catalogue"));
+            let found = [spec.bare(Vec::new())];
+            let floor = builtin(&found, Mode::Interactive);
+            assert_eq!(floor.is_some(), in_session, "{id}: {floor:?}");
+            assert!(builtin(&found, Mode::Command).is_none(), "{id} on -c");
+        }
     }
 }

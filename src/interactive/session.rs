@@ -1,7 +1,8 @@
 //! Starting a gated interactive session: exec the configured bash as an interactive non-login
 //! shell (`--noprofile --rcfile HOOK -i`; bash ignores `--rcfile` in a login shell, so the hook
-//! emulates the login files) with the scrubbed environment, the path of this binary and the
-//! session's audit id (`GUARDED_SH_SESSION`).
+//! emulates the login files) with the scrubbed environment, the path of this binary (also as
+//! `SHELL`, which the programs a session runs start for an escape) and the session's audit id
+//! (`GUARDED_SH_SESSION`).
 //! Fails closed: without a trusted hook file there is no shell.
 
 use crate::config::Config;
@@ -47,8 +48,11 @@ pub fn start(ctx: &Context, config: &Config) -> (Verdict, Option<ShellExec>) {
     let mut env: Vec<(OsString, OsString)> = ctx
         .shell_env()
         .into_iter()
-        .filter(|(k, _)| k != BIN_VAR && k != SESSION_VAR)
+        .filter(|(k, _)| k != BIN_VAR && k != SESSION_VAR && k != "SHELL")
         .collect();
+    // What an editor, pager or multiplexer starts through `$SHELL` (`:!cmd`, `!cmd`, a new
+    // window) is gated: `-c` for a command, a gated session for a shell.
+    env.push(("SHELL".into(), exe.clone().into_os_string()));
     env.push((BIN_VAR.into(), exe.into_os_string()));
     // Everything the session runs records the session's id (`Context::session_id`).
     env.push((SESSION_VAR.into(), ctx.session_id.clone().into()));

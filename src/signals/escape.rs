@@ -23,7 +23,8 @@ spec!(
     INTERACTIVE_INTERPRETER,
     "INTERACTIVE_INTERPRETER",
     // Medium: automation pipes programs into a bare interpreter (ansible pipelining runs
-    // `/usr/bin/python3` with the module on stdin); an interactive session denies it anyway.
+    // `/usr/bin/python3` with the module on stdin); a session leaves it to the policy too
+    // (`decision::SESSION_TOOLS`).
     Medium,
     "starts an interactive interpreter",
     "`python3`, `perl -d`, `irb`, `node`, `php -a`, `lua` with no code and no script, stdin the terminal (or `python -i`): a REPL that can `os.system` anything."
@@ -40,7 +41,7 @@ spec!(
     "SHELL_ESCAPE_PROGRAM",
     Medium,
     "starts an editor, pager or REPL that can run shell commands",
-    "`vi`, `vim`, `nvim`, `view`, `ex`, `ed`, `emacs`, `nano` (not `nano -R`), `pico`, `joe`, `mc`, `less` (not with `LESSSECURE=1`), `more`, `most`, `man` (not `-P cat`), `git help`, `visudo`, `sudoedit`, `gdb`, `expect`, interactive `mysql`/`psql`/`sqlite3`, `ftp`: each has a command (`:!sh`, `!sh`, `\\!`, `shell`) that starts a shell the gate never sees. Medium: normal in `-c` mode; the interactive session denies every escape signal."
+    "`vi`, `vim`, `nvim`, `view`, `ex`, `ed`, `emacs`, `nano` (not `nano -R`), `pico`, `joe`, `mc`, `less` (not with `LESSSECURE=1`), `more`, `most`, `man` (not `-P cat`), `git help`, `visudo`, `sudoedit`, `gdb`, `expect`, interactive `mysql`/`psql`/`sqlite3`, `ftp`: each has a command (`:!sh`, `!sh`, `\\!`, `shell`) that starts a shell the gate never sees. Medium, in `-c` mode and in a session alike (a session points `$SHELL`, which these escapes start, at guarded-sh); the session's floor denies every other escape signal."
 );
 spec!(
     EDITOR_RUNS_COMMAND,

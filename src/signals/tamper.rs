@@ -38,7 +38,15 @@ spec!(
     "SHELL_ENV_INJECTION",
     High,
     "sets a variable that makes the shell or loader run other code",
-    "`BASH_ENV`, `ENV`, `LD_PRELOAD`, `LD_AUDIT`, `DYLD_INSERT_LIBRARIES`, `PROMPT_COMMAND`, `BASH_COMMAND`, `SHELLOPTS`, `BASHOPTS`, `BASH_FUNC_*`, `ZDOTDIR`, `SHELL`, or a prompt (`PS0`, `PS1`, `PS2`, `PS4`) whose value holds `$(…)` or backticks, set or unset in command text: code runs at the next shell start, program start or prompt, unseen by the gate."
+    "`BASH_ENV`, `ENV`, `LD_PRELOAD`, `LD_AUDIT`, `DYLD_INSERT_LIBRARIES`, `BASH_COMMAND`, `SHELLOPTS`, `BASHOPTS`, `BASH_FUNC_*`, `ZDOTDIR`, `SHELL`, or `PS3`/`PS4` (read by `select` and `set -x` in any shell) whose value holds `$(…)` or backticks, set or unset in command text: code runs at the next shell start, program start or trace, unseen by the gate. The prompt hooks of an interactive shell are PROMPT_CODE."
+);
+spec!(
+    PROMPT_CODE,
+    "PROMPT_CODE",
+    Medium,
+    Persistence,
+    "sets code an interactive shell runs at each prompt",
+    "`PROMPT_COMMAND`, or a prompt (`PS0`, `PS1`, `PS2`) whose value holds `$(…)` or backticks, set or unset in command text: what pyenv, direnv, starship, zoxide and conda install at login. A literal `PROMPT_COMMAND` is analysed as the code it is where it is set; in a gated session each of its commands is also checked when it runs, so a session leaves it to the policy (it was denied there as shell tampering)."
 );
 spec!(
     LIBRARY_PATH_OVERRIDE,
@@ -81,6 +89,7 @@ pub static SPECS: &[&Spec] = &[
     &HOOK_TAMPERING,
     &BUILTIN_LOADED,
     &SHELL_ENV_INJECTION,
+    &PROMPT_CODE,
     &LIBRARY_PATH_OVERRIDE,
     &GATE_FILE_TAMPERING,
     &LOGIN_SHELL_CHANGE,
@@ -244,6 +253,8 @@ fn variable(i: usize, cmd: &Command, var: &Variable, out: &mut Vec<Signal>) {
         push_once(out, &GATE_VARIABLE_TAMPERING, i, cmd, evidence());
     } else if is_hook_name(name) {
         push_once(out, &HOOK_TAMPERING, i, cmd, evidence());
+    } else if is_prompt_code(name, var) {
+        push_once(out, &PROMPT_CODE, i, cmd, evidence());
     } else if is_injection_variable(name, var) {
         push_once(out, &SHELL_ENV_INJECTION, i, cmd, evidence());
     } else if matches!(name, "LD_LIBRARY_PATH" | "DYLD_LIBRARY_PATH") && !var.unset {
@@ -253,13 +264,25 @@ fn variable(i: usize, cmd: &Command, var: &Variable, out: &mut Vec<Signal>) {
     }
 }
 
+/// A prompt whose value runs a command when it is expanded.
+fn runs_code(var: &Variable) -> bool {
+    var.value
+        .as_deref()
+        .is_some_and(|v| v.contains("$(") || v.contains('`'))
+}
+
+/// `PROMPT_COMMAND`, or `PS0`–`PS2` running a command: an interactive shell's prompt hooks.
+fn is_prompt_code(name: &str, var: &Variable) -> bool {
+    match name {
+        "PROMPT_COMMAND" => true,
+        "PS0" | "PS1" | "PS2" => runs_code(var),
+        _ => false,
+    }
+}
+
 fn is_injection_variable(name: &str, var: &Variable) -> bool {
-    let prompt = matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4");
-    if prompt {
-        return var
-            .value
-            .as_deref()
-            .is_some_and(|v| v.contains("$(") || v.contains('`'));
+    if matches!(name, "PS3" | "PS4") {
+        return runs_code(var);
     }
     matches!(
         name,
@@ -268,7 +291,6 @@ fn is_injection_variable(name: &str, var: &Variable) -> bool {
             | "LD_PRELOAD"
             | "LD_AUDIT"
             | "DYLD_INSERT_LIBRARIES"
-            | "PROMPT_COMMAND"
             | "BASH_COMMAND"
             | "SHELLOPTS"
             | "BASHOPTS"

@@ -206,11 +206,9 @@ fn line_verdicts(texts: &[&str]) -> Vec<bool> {
         .collect()
 }
 
-/// Rows whose session verdict differs from `-c` today, with the reason (xfail).
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
-    "sudoedit /etc/ssh/sshd_config",
-    "sessions refuse editors whatever the policy (issue 15 item 4, not this item)",
-)];
+/// Rows whose session verdict differs from `-c` today, with the reason (xfail): none since
+/// sessions stopped refusing editors (issue 15 item 4).
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 #[test]
 fn a_line_gets_the_verdict_of_dash_c() {

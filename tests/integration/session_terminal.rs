@@ -10,7 +10,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::approval_tty::HOLD_HIGH;
-use crate::setup::{hook_session, OnTerminal, Setup, BIN};
+use crate::setup::{hook_session, OnTerminal, Setup, BIN, REPO};
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 const QUESTION: &str = "Type the host name (web-1)";
@@ -191,4 +193,113 @@ fn ctrl_c_at_the_question_refuses_the_line_and_the_session_goes_on() {
     let v = verdicts(&s, &line);
     assert_eq!(v.len(), 2, "{v:?}");
     assert_eq!(v[1].0, "deny", "{v:?}");
+}
+
+/// A session as guarded-sh starts one (`guarded-sh -i`: the hook of the repository, `SHELL`
+/// pointed at guarded-sh), on a terminal with a full terminal type, with no policy (the
+/// built-in floor decides).
+fn gated_session(s: &Setup) -> OnTerminal {
+    let home = s.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".profile"), "PS1='ready> '\n").unwrap();
+    let mut c = Command::new("setsid");
+    c.args(["-c", "-w", BIN, "-i"]);
+    s.configure(&mut c);
+    c.env("TERM", "xterm").current_dir(s.path(""));
+    OnTerminal::spawn(c, true)
+}
+
+fn tools_setup() -> Setup {
+    let hook = Path::new(REPO).join("share/interactive.bash");
+    Setup::with(&format!(
+        "[policy]\ncache_dir = \"{{dir}}/no-cache\"\n[interactive]\nhook = \"{}\"\n",
+        hook.display()
+    ))
+}
+
+/// `(mode, verdict)` of the last record of `command`.
+fn recorded(s: &Setup, command: &str) -> Option<(String, String)> {
+    s.audit()
+        .iter()
+        .rfind(|r| r["command"] == command)
+        .map(|r| {
+            (
+                r["mode"].as_str().unwrap().to_string(),
+                r["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+}
+
+/// Issue 15 item 4: an editor runs in a session and saves what is typed, and what its shell
+/// escape starts (`:!cmd`, through `$SHELL`) is gated as `-c`: a harmless command runs, a
+/// critical one is refused with nothing written. Both were refused with vim itself before.
+#[test]
+fn an_editor_runs_in_a_session_and_its_escapes_are_gated() {
+    let s = tools_setup();
+    let mut run = gated_session(&s);
+    run.after("ready> ", 1, b"vim -u NONE -N -n notes.txt\n", LIMIT);
+    run.after("notes.txt", 2, b"ihello from vim\x1b:w\r", LIMIT);
+    run.after("written", 1, b":!touch bang\r", LIMIT);
+    let dd = "dd if=/dev/zero of=/dev/sdz-nonexistent conv=nocreat count=1; touch escaped";
+    run.after("Press ENTER", 1, format!("\r:!{dd}\r").as_bytes(), LIMIT);
+    run.after("Press ENTER", 2, b"\r:q\r", LIMIT);
+    let screen = finish_gated(&s, run, 2);
+    assert_eq!(
+        std::fs::read_to_string(s.path("notes.txt")).unwrap_or_default(),
+        "hello from vim\n",
+        "{screen}"
+    );
+    assert_eq!(
+        recorded(&s, "vim -u NONE -N -n notes.txt"),
+        Some(("interactive".into(), "allow".into()))
+    );
+    assert!(s.path("bang").exists(), "{screen}");
+    assert_eq!(
+        recorded(&s, "touch bang"),
+        Some(("command".into(), "allow".into())),
+        "the escape went through guarded-sh -c"
+    );
+    assert!(
+        screen.contains("guarded-sh: denied: command risk"),
+        "{screen}"
+    );
+    assert_eq!(recorded(&s, dd), Some(("command".into(), "deny".into())));
+    assert!(!s.path("escaped").exists(), "{screen}");
+}
+
+/// A pager and a REPL run in a session; the pager's `!cmd` is gated as `-c`.
+#[test]
+fn a_pager_and_a_repl_run_in_a_session() {
+    let s = tools_setup();
+    s.write("pages.txt", "first page line\nsecond page line\n");
+    let mut run = gated_session(&s);
+    run.after("ready> ", 1, b"less pages.txt\n", LIMIT);
+    run.after("second page line", 1, b"!touch lessbang\n", LIMIT);
+    run.after("done", 1, b"\rq", LIMIT);
+    run.after("ready> ", 2, b"python3 -q\n", LIMIT);
+    run.after(">>> ", 1, b"print(6 * 7)\n", LIMIT);
+    run.after("42", 1, b"exit()\n", LIMIT);
+    let screen = finish_gated(&s, run, 3);
+    assert!(s.path("lessbang").exists(), "{screen}");
+    assert_eq!(
+        recorded(&s, "touch lessbang"),
+        Some(("command".into(), "allow".into()))
+    );
+    for tool in ["less pages.txt", "python3 -q"] {
+        assert_eq!(
+            recorded(&s, tool),
+            Some(("interactive".into(), "allow".into())),
+            "{tool}: {screen}"
+        );
+    }
+}
+
+/// Ends a `gated_session` with `touch after; exit 3` at its prompt shown the `prompts`th time.
+fn finish_gated(s: &Setup, mut run: OnTerminal, prompts: usize) -> String {
+    run.after("ready> ", prompts, b"touch after; exit 3\n", LIMIT);
+    let (status, _) = run.wait(LIMIT, None);
+    let screen = run.screen();
+    assert_eq!(status.code(), Some(3), "{screen}");
+    assert!(s.path("after").exists(), "the session went on: {screen}");
+    screen
 }

@@ -62,8 +62,17 @@ pub enum Inner {
 /// module knows (it may still be an interpreter, which the caller asks about).
 pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
     let Some(base) = cmd.base() else {
-        return Some(Vec::new());
+        return Some(prompt_command(
+            cmd.assignments.iter().map(|(n, w)| (n.as_str(), w)),
+        ));
     };
+    if DECLARATIONS.contains(&base) {
+        let operands = cmd.args.iter().filter_map(|w| {
+            let (name, _) = w.value()?.split_once('=')?;
+            Some((name, w))
+        });
+        return Some(prompt_command(operands));
+    }
     let args = &cmd.args;
     // A session's function comes before a program or builtin of the same name, as in bash.
     if let Some(body) = analysis.session_functions.get(base) {
@@ -137,6 +146,29 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
         _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
         _ => return by_path(cmd, analysis),
     })
+}
+
+/// The builtins whose `NAME=value` operands assign in the current shell.
+const DECLARATIONS: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
+
+/// `PROMPT_COMMAND='code'` (an assignment, or a declaration's operand): the code an
+/// interactive shell runs at each prompt, analysed where it is set, as a trap handler is. Only
+/// a literal value; one known only at run time (pyenv's `"hook;${PROMPT_COMMAND-}"`) is
+/// checked command by command when a gated session runs it.
+fn prompt_command<'a>(assignments: impl Iterator<Item = (&'a str, &'a Word)>) -> Vec<Inner> {
+    assignments
+        .filter(|(name, _)| *name == "PROMPT_COMMAND")
+        .filter_map(|(_, word)| {
+            let value = word.value()?;
+            let code = value.strip_prefix("PROMPT_COMMAND=").unwrap_or(value);
+            Some(script(
+                Via::Shell("PROMPT_COMMAND".into()),
+                &Word::literal(code),
+                None,
+                true,
+            ))
+        })
+        .collect()
 }
 
 fn argv(via: &str, args: &[Word], at: usize, extra_args: bool) -> Vec<Inner> {
