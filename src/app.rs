@@ -118,7 +118,9 @@ pub fn run(args: &[OsString]) -> i32 {
             text,
             exec,
         }) => (surface, text, exec),
-        Ok(Plan::Session) => return session(&ctx, &config, &call, started),
+        Ok(Plan::Session { asked }) => {
+            return session(&ctx, &config, &call, asked.as_deref(), started)
+        }
         Err(refusal) => {
             say(&refusal.message);
             refuse(&ctx, &config, refusal.surface, "", refusal.verdict, started);
@@ -252,11 +254,18 @@ fn plain_exec(exec: &ShellExec) -> (&'static str, String) {
 }
 
 /// A login or interactive session on a terminal: bash with the root-owned hook, or no shell.
-fn session(ctx: &Context, config: &Config, call: &ShellCall, started: Instant) -> i32 {
-    let label = if call.login {
-        "(login session)"
-    } else {
-        "(interactive session)"
+fn session(
+    ctx: &Context,
+    config: &Config,
+    call: &ShellCall,
+    asked: Option<&str>,
+    started: Instant,
+) -> i32 {
+    let label = match asked {
+        // What asked for a shell is recorded as the session's command.
+        Some(text) => text,
+        None if call.login => "(login session)",
+        None => "(interactive session)",
     };
     // A new session has an id of its own, which it exports to everything it runs.
     let ctx = &ctx.clone().for_new_session();

@@ -22,8 +22,9 @@ pub enum Plan {
         text: String,
         exec: ShellExec,
     },
-    /// A login or interactive session on a terminal (`interactive::session`).
-    Session,
+    /// A login or interactive session on a terminal (`interactive::session`); `asked` is the
+    /// command text that asked for an interactive shell in its place (`ssh -tt host bash -i`).
+    Session { asked: Option<String> },
 }
 
 /// Linux refuses one argv string of 128 KiB or more (`MAX_ARG_STRLEN`, counting its NUL); a
@@ -64,6 +65,12 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Re
         return Err(Refusal::denied(surface, verdict));
     }
     let (surface, text, exec_args) = match &call.mode {
+        ShellMode::Command { text, operands }
+            if ctx.stdin_tty && operands.is_empty() && asks_for_a_shell(text) =>
+        {
+            let asked = Some(text.to_string_lossy().into_owned());
+            return Ok(Plan::Session { asked });
+        }
         ShellMode::Command { text, operands } => {
             let mut args = call.options.clone();
             args.push(text.clone());
@@ -92,7 +99,7 @@ pub fn plan(ctx: &Context, config: &Config, call: &ShellCall) -> Result<Plan, Re
         {
             (Surface::Command, String::new(), call.options.clone())
         }
-        ShellMode::Stdin { .. } if ctx.stdin_tty => return Ok(Plan::Session),
+        ShellMode::Stdin { .. } if ctx.stdin_tty => return Ok(Plan::Session { asked: None }),
         ShellMode::Stdin { operands } => {
             // A script on stdin (`ssh -T host < script`): buffered, bounded, gated whole.
             let max = config.interactive.max_stdin_bytes.min(MAX_ARG_TEXT);
@@ -237,9 +244,70 @@ fn stdin_verdict(e: ReadError) -> Verdict {
     Verdict::deny(Stage::Error, e.reason_id(), reason)
 }
 
+/// The shells a command may ask for that a gated session stands in for.
+const SESSION_SHELLS: &[&str] = &["bash", "sh", "dash", "rbash"];
+
+/// Whether `text` only asks for an interactive shell: `bash`, `bash -i`, `bash --norc -il`,
+/// `exec /bin/sh`, options only (no `-c`, no script, no option value, nothing quoted or
+/// expanded). On a terminal such a command gets a gated session instead (`ssh -tt host bash
+/// --norc -i` gave a plain bash); anything else is gated as a command.
+fn asks_for_a_shell(text: &std::ffi::OsStr) -> bool {
+    let Some(text) = text.to_str() else {
+        return false;
+    };
+    let plain = |w: &str| {
+        w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/_.+-".contains(&b))
+    };
+    let mut words = text.split_whitespace().peekable();
+    if words.peek() == Some(&"exec") {
+        words.next();
+    }
+    let Some(program) = words.next() else {
+        return false;
+    };
+    let shell = program.rsplit('/').next().unwrap_or(program);
+    plain(program)
+        && SESSION_SHELLS.contains(&shell)
+        && words.all(|w| {
+            let option = w.len() > 1 && (w.starts_with('-') || w.starts_with('+'));
+            let command = !w.starts_with("--") && w.contains(['c', 'o', 'O']);
+            plain(w) && option && !command && !matches!(w, "--" | "--rcfile" | "--init-file")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_asks_for_a_shell() {
+        for (text, asks) in [
+            ("bash", true),
+            ("bash -i", true),
+            ("bash --norc -i", true),
+            ("/bin/bash --noprofile --norc -il", true),
+            ("exec sh", true),
+            ("  sh  -i ", true),
+            ("dash", true),
+            ("bash -c ls", false),
+            ("bash -ic ls", false),
+            ("bash -o vi", false),
+            ("bash --rcfile x", false),
+            ("bash script.sh", false),
+            ("bash -- -i", false),
+            ("bash $X", false),
+            ("bash '-i'", false),
+            ("zsh", false),
+            ("bash; rm -rf x", false),
+            ("bash -i && rm x", false),
+            ("sudo bash", false),
+            ("", false),
+            ("exec", false),
+        ] {
+            assert_eq!(asks_for_a_shell(text.as_ref()), asks, "{text:?}");
+        }
+    }
 
     #[test]
     fn strip_login_table() {

@@ -19,6 +19,9 @@ pub struct Decided {
     pub reason: String,
     /// Allowed by an approval of a held verdict: how (for the line's own commands).
     pub approved: Option<String>,
+    /// It has a record of its own (every decision but a simple command the check server
+    /// allowed: the session counts those, see [`SessionTally`]).
+    pub recorded: bool,
 }
 
 impl Decided {
@@ -27,8 +30,58 @@ impl Decided {
             allowed: false,
             reason,
             approved: None,
+            recorded: true,
         }
     }
+}
+
+/// What a session's check server decided, for the records that stand for what it did not
+/// record one by one: the login files (at the first line) and the whole session (at its end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionTally {
+    pub lines: u64,
+    pub lines_refused: u64,
+    pub commands: u64,
+    pub commands_refused: u64,
+}
+
+impl SessionTally {
+    pub fn count(&mut self, unit: Unit, decided: &Decided) {
+        let (all, refused) = match unit {
+            Unit::Line => (&mut self.lines, &mut self.lines_refused),
+            _ => (&mut self.commands, &mut self.commands_refused),
+        };
+        *all += 1;
+        if !decided.allowed {
+            *refused += 1;
+        }
+    }
+}
+
+/// Records what the session's own records stand for: `reason_id` `session.login_files` (the
+/// commands of the login files, before the first line) or `session.ended`. Best effort: the
+/// session's decisions are made and recorded already.
+pub fn record_tally(
+    ctx: &Context,
+    config: &Config,
+    reason_id: &'static str,
+    what: &str,
+    tally: &SessionTally,
+) {
+    let reason = format!(
+        "{what}: {} lines judged ({} refused), {} commands checked ({} refused, each recorded)",
+        tally.lines, tally.lines_refused, tally.commands, tally.commands_refused
+    );
+    let verdict = Verdict::new(Effect::Allow, Stage::Session, reason_id, reason);
+    let record = Record::new(
+        ctx,
+        config,
+        Surface::Interactive,
+        "",
+        verdict,
+        Instant::now(),
+    );
+    let _ = audit::record(&config.audit, &record);
 }
 
 /// Why the hook refuses a command on its own, before any analysis.
@@ -175,6 +228,20 @@ fn decide_unit(
     };
     let approved =
         (verdict.allowed() && verdict.stage == Stage::Approval).then(|| verdict.reason.clone());
+    // The check server records a session's lines, what it refuses and the user's `exit`; a
+    // simple command the gate allows (a part of a recorded line, a login file's or a prompt
+    // hook's) is only counted.
+    let leaving = verdict.reason_id == "session.exit";
+    if surface == Surface::Interactive && asked.unit == Unit::Command && !leaving {
+        if let (Effect::Allow, None) = (verdict.effect, &approved) {
+            return Decided {
+                allowed: true,
+                reason,
+                approved,
+                recorded: false,
+            };
+        }
+    }
     Decided {
         approved,
         ..carry_out(config, &record, reason)
@@ -205,6 +272,7 @@ fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
         allowed: record.verdict.allowed(),
         reason,
         approved: None,
+        recorded: true,
     };
     let delivery = audit::record(&config.audit, record);
     // An unrecorded decision is not carried out; leaving the session is always carried out.

@@ -41,14 +41,27 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
     let mut pending: Option<Vec<u8>> = None;
     // How the last line was approved, when it was: its own held commands are approved so.
     let mut approved_line: Option<String> = None;
+    // What was decided, for the login files' record (at the first line) and the end's.
+    let mut tally = check::SessionTally::default();
+    let mut login_files_recorded = false;
+    let end = |ctx: &Context, tally: &check::SessionTally, status: i32| {
+        check::record_tally(
+            ctx,
+            config,
+            "session.ended",
+            "interactive session ended",
+            tally,
+        );
+        status
+    };
     let stdin = std::io::stdin();
     loop {
         let request = match pending.take() {
             Some(request) => request,
             None => match read_request(&mut input) {
                 Some(Ok(request)) => request,
-                Some(Err(())) => return 1,
-                None => return 0,
+                Some(Err(())) => return end(&ctx, &tally, 1),
+                None => return end(&ctx, &tally, 0),
             },
         };
         let reply = match parse_request(&request) {
@@ -66,6 +79,11 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                     announce: &announce,
                     requests: stdin.as_fd(),
                 };
+                if req.unit == Unit::Line && !login_files_recorded {
+                    login_files_recorded = true;
+                    let what = "login files run";
+                    check::record_tally(&ctx, config, "session.login_files", what, &tally);
+                }
                 let decided = match req.unit {
                     Unit::Line => {
                         let needs = check::line_needs(config, &req.text);
@@ -74,7 +92,7 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                             if send(&mut output, &format_reply(req.nonce, &Reply::Need(needs)))
                                 .is_err()
                             {
-                                return 1;
+                                return end(&ctx, &tally, 1);
                             }
                             match read_request(&mut input) {
                                 Some(Ok(next)) => match parse_request(&next) {
@@ -83,8 +101,8 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                                     }
                                     _ => pending = Some(next),
                                 },
-                                Some(Err(())) => return 1,
-                                None => return 0,
+                                Some(Err(())) => return end(&ctx, &tally, 1),
+                                None => return end(&ctx, &tally, 0),
                             }
                         }
                         let decided = check::decide_line(
@@ -120,8 +138,10 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                         allowed: false,
                         reason: "session state sent out of turn".into(),
                         approved: None,
+                        recorded: false,
                     },
                 };
+                tally.count(req.unit, &decided);
                 let reply = match (decided.allowed, decided.approved) {
                     (true, None) => Reply::Allow,
                     (true, Some(_)) => Reply::Approved,
@@ -133,7 +153,7 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
             None => format_reply("0", &Reply::Deny("malformed request".into())),
         };
         if send(&mut output, &reply).is_err() {
-            return 1;
+            return end(&ctx, &tally, 1);
         }
     }
 }

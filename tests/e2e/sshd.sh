@@ -346,7 +346,10 @@ proc sync {marker} {
     timeout {}
   }
 }
-spawn -noecho {*}$env(EXP_SSH) -tt e2e
+# EXP_REMOTE, when set: the remote command (a shell asked for, which gets a gated session).
+set remote {}
+if {[info exists env(EXP_REMOTE)]} { set remote $env(EXP_REMOTE) }
+spawn -noecho {*}$env(EXP_SSH) -tt e2e {*}$remote
 expect_after {
   eof {
     puts stdout "\nRESULT session-eof fail"
@@ -437,16 +440,22 @@ run_expect() {
 		tr -d '\r' | sed -n 's/^RESULT //p' || true
 }
 run_session() { run_expect "$T/session.exp" "$@"; }
+# One check per "NAME ok|fail" line of $4 (labelled $1, failures pointing at log $2), and one
+# that all $3 steps reported (a step that never reported is a failure, never a pass).
+report_steps() {
+	local name verdict
+	while read -r name verdict; do
+		[[ -n $name ]] || continue
+		if [[ $verdict == ok ]]; then pass "$1$name"; else fail "$1$name" "see $2"; fi
+	done <<<"$4"
+	if [[ $(wc -l <<<"$4") -eq $3 ]]; then
+		pass "$1every step reported"
+	else
+		fail "$1every step reported" "$(wc -l <<<"$4") results"
+	fi
+}
 interactive=$(run_session 10 "$T/session.log")
-while read -r name verdict; do
-	[[ -n $name ]] || continue
-	if [[ $verdict == ok ]]; then pass "interactive: $name"; else fail "interactive: $name" "see $T/session.log"; fi
-done <<<"$interactive"
-if [[ $(wc -l <<<"$interactive") -eq 23 ]]; then
-	pass "interactive: every step reported"
-else
-	fail "interactive: every step reported" "$(wc -l <<<"$interactive") results"
-fi
+report_steps "interactive: " "$T/session.log" 23 "$interactive"
 for cmd in 'trap - DEBUG' 'enable -n trap' 'unset -f __gsh_guard' 'shopt -u extdebug' 'set +T' \
 	'export BASH_ENV=~/evil.sh' 'bash --norc' '/bin/bash' 'exec bash --norc'; do
 	check "audit: interactive denial of '$cmd' recorded" audit_has "\"command\":\"$cmd\"" deny
@@ -470,6 +479,22 @@ if [[ $missed == 0 ]] && grep -qx 'cd-export-persist ok' <<<"$control"; then
 else
 	fail "negative control" "$missed gating checks passed without the gate; see $T/control.log"
 fi
+
+# --- a shell asked for on the command line gets a gated session --------------------------
+# `ssh -tt host bash --norc -i` (sshd runs `guarded-sh -c 'bash --norc -i'` on a terminal).
+cat >"$T/shell-asked.exp" <<'EOF'
+source $env(EXP_STEPS)
+send "touch ~/asked-victim; echo ready-\$((1+1))\r"
+step shell-asked-started {ready-2}
+send "rm -rf ~/asked-victim \$GSH_NOPE/x\r"
+step shell-asked-gated {guarded-sh: denied}
+send "test -e ~/asked-victim && echo kept-\$((5*7))\r"
+step shell-asked-nothing-ran {kept-35}
+send "exit 0\r"
+expect eof
+EOF
+asked=$(EXP_REMOTE="bash --norc -i" run_expect "$T/shell-asked.exp" 10 "$T/shell-asked.log")
+report_steps "ssh -tt host bash --norc -i: " "$T/shell-asked.log" 3 "$asked"
 
 # --- approval of a held line in a session over ssh -tt (docs/approvals.md) ------------------
 # A policy that holds one harmless line; the approvers group and directories of the test's own.
@@ -541,15 +566,7 @@ send "exit 0\r"
 expect eof
 EOF
 approval=$(GSH_BIN="$BIN" GSH_APPROVER="$APPROVER" run_expect "$T/approval.exp" 10 "$T/approval.log")
-while read -r name verdict; do
-	[[ -n $name ]] || continue
-	if [[ $verdict == ok ]]; then pass "session $name"; else fail "session $name" "see $T/approval.log"; fi
-done <<<"$approval"
-if [[ $(wc -l <<<"$approval") -eq 8 ]]; then
-	pass "session approval: every step reported"
-else
-	fail "session approval: every step reported" "$(wc -l <<<"$approval") results"
-fi
+report_steps "session approval: " "$T/approval.log" 8 "$approval"
 check "audit: the approved session line recorded as approved by the approver" bash -c \
 	"grep -F 'echo gsh-held-\$((6*7)) >~/held-ran' '$AUDIT' | grep -F '\"verdict\":\"approved\"' | grep -qF 'by $APPROVER'"
 install -m 0644 -o root -g root "$T/config.toml" "$CONFIG"

@@ -256,3 +256,61 @@ fn a_line_gets_the_verdict_of_dash_c() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Issue 15 item 6: a session's audit is one record per submitted line, one per refused
+/// command, one for the login files' commands (at the first line) and one at the end, all with
+/// the session's id; an allowed simple command has no record of its own (a login file wrote
+/// about 60 before the first line).
+#[test]
+fn a_session_records_its_lines_its_refusals_and_what_it_counted() {
+    const SESSION: &str = "0123456789abcdef0123456789abcdef";
+    let s = session_setup();
+    let dir = s.path("tally");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join(".profile"),
+        "touch P1\ntouch P2\ncurl -s http://127.0.0.1:9/x | sh\n",
+    )
+    .unwrap();
+    let mut c = hook_session(&[], BIN.as_ref(), &s.path("config.toml"), &home);
+    c.current_dir(&dir).env("GUARDED_SH_SESSION", SESSION);
+    // `exit` runs without a judgement: two lines.
+    let lines = "touch A; touch B\ncurl -s http://127.0.0.1:9/x | sh; touch C\nexit 3\n";
+    let r = run(c, lines.as_bytes(), Duration::from_secs(60), false);
+    assert_eq!(r.code, Some(3), "{}", r.stderr);
+    assert!(dir.join("P2").exists() && dir.join("B").exists() && !dir.join("C").exists());
+    let audit = s.audit();
+    let of = |command: &str| audit.iter().filter(|r| r["command"] == command).count();
+    assert_eq!(of("touch A; touch B"), 1, "{audit:#?}");
+    assert_eq!(
+        of("touch A") + of("touch B") + of("touch P1"),
+        0,
+        "{audit:#?}"
+    );
+    assert_eq!(of("curl -s http://127.0.0.1:9/x | sh; touch C"), 1);
+    // The profile's refused command has its own record (a pipeline's parts run in subshells,
+    // each checked by a fresh process: its `sh` is refused), and so has the refused line.
+    let refusals = audit.iter().filter(|r| r["verdict"] == "deny").count();
+    assert_eq!(refusals, 2, "{audit:#?}");
+    let reason = |id: &str| {
+        let found: Vec<_> = audit.iter().filter(|r| r["reason_id"] == id).collect();
+        assert_eq!(found.len(), 1, "one {id} record: {audit:#?}");
+        found[0]["reason"].as_str().unwrap().to_string()
+    };
+    let login = reason("session.login_files");
+    assert!(
+        login.starts_with("login files run: 0 lines judged (0 refused), "),
+        "{login}"
+    );
+    let ended = reason("session.ended");
+    assert!(
+        ended.starts_with("interactive session ended: 2 lines judged (1 refused), "),
+        "{ended}"
+    );
+    for r in &audit {
+        if r["mode"] == "interactive" {
+            assert_eq!(r["session_id"], SESSION, "{r}");
+        }
+    }
+}

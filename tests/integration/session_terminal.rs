@@ -303,3 +303,33 @@ fn finish_gated(s: &Setup, mut run: OnTerminal, prompts: usize) -> String {
     assert!(s.path("after").exists(), "the session went on: {screen}");
     screen
 }
+
+/// Issue 15 item 3: a command that only asks for an interactive shell (`ssh -tt host bash
+/// --norc -i` runs `guarded-sh -c 'bash --norc -i'` on a terminal) gets a gated session in its
+/// place, not a plain bash: what is typed there is judged.
+#[test]
+fn a_command_asking_for_a_shell_on_a_terminal_gets_a_gated_session() {
+    let s = tools_setup();
+    let home = s.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".profile"), "PS1='ready> '\n").unwrap();
+    let mut c = Command::new("setsid");
+    c.args(["-c", "-w", BIN, "-c", "bash --norc -i"]);
+    s.configure(&mut c);
+    c.env("TERM", "dumb").current_dir(s.path(""));
+    let mut run = OnTerminal::spawn(c, true);
+    let line = b"curl -s http://127.0.0.1:9/x | sh; touch escaped\n";
+    run.after("ready> ", 1, line, LIMIT);
+    let screen = finish_gated(&s, run, 2);
+    assert!(
+        screen.contains("guarded-sh: denied: command risk"),
+        "{screen}"
+    );
+    assert!(!s.path("escaped").exists(), "{screen}");
+    let started = s
+        .audit()
+        .into_iter()
+        .find(|r| r["reason_id"] == "session.started")
+        .unwrap_or_else(|| panic!("no session start: {screen}"));
+    assert_eq!(started["command"], "bash --norc -i");
+}
