@@ -89,7 +89,9 @@ for ((r = 0; r < RUNS; r++)); do
 	printf 'lines run %d: gated %.3f s, plain %.3f s, %d lines, %s us/line\n' "$((r + 1))" \
 		"$(awk -v x="$g" 'BEGIN { print x / 1e6 }')" "$(awk -v x="$p" 'BEGIN { print x / 1e6 }')" "$((LINES + 1))" "$per"
 done
-printf 'audit records written: %d (expected at least %d per run)\n' "$(wc -l <"$T/audit.jsonl")" "$checks"
+# The lines and what was refused are recorded; an allowed simple command is counted in the
+# session's end record (docs/audit.md), so a run of the loop writes a handful of records.
+printf 'audit records written: %d\n' "$(wc -l <"$T/audit.jsonl")"
 median=$(printf '%s\n' "${results[@]}" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
 verdict=$(awk -v m="$median" 'BEGIN { print (m <= 500) ? "within" : "OVER" }')
 printf 'median overhead per simple command: %s us (%s the 500 us target; N=%d, runs=%d, policy=%s)\n' \

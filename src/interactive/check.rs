@@ -115,8 +115,10 @@ pub fn decide_line(
         text,
         unit: Unit::Line,
         state,
+        surface,
+        escape,
     };
-    decide_unit(ctx, config, &asked, surface, escape, hook_refused, approval)
+    decide_unit(ctx, config, &asked, hook_refused, approval)
 }
 
 /// What is to be decided: one command or a line, and for a line the session's state.
@@ -124,6 +126,10 @@ struct Asked<'a> {
     text: &'a str,
     unit: Unit,
     state: Option<&'a str>,
+    /// Who asks: the check server, or the hook in a fresh process.
+    surface: Surface,
+    /// The trusted escape was asked for and the configuration honours it.
+    escape: bool,
 }
 
 /// What the hook is to read from bash before the line in `fc_output` is decided (the `need`
@@ -164,8 +170,10 @@ pub fn decide(
         text,
         unit: Unit::Command,
         state: None,
+        surface,
+        escape,
     };
-    decide_unit(ctx, config, &asked, surface, escape, hook_refused, approval)
+    decide_unit(ctx, config, &asked, hook_refused, approval)
 }
 
 /// The decision and its records: a held verdict is recorded, then settled by `approval` as on
@@ -175,12 +183,10 @@ fn decide_unit(
     ctx: &Context,
     config: &Config,
     asked: &Asked,
-    surface: Surface,
-    escape: bool,
     hook_refused: bool,
     approval: Approval,
 ) -> Decided {
-    let text = asked.text;
+    let (text, surface) = (asked.text, asked.surface);
     let started = Instant::now();
     let record = if is_exit(text) && !hook_refused {
         let always = Verdict::new(
@@ -191,34 +197,19 @@ fn decide_unit(
         );
         Record::new(ctx, config, surface, text, always, started)
     } else {
-        let mut assessment = gate(ctx, config, asked, surface, escape);
+        let mut assessment = gate(ctx, config, asked);
         if hook_refused && assessment.verdict.effect != Effect::Deny {
             assessment.verdict =
                 Verdict::deny(Stage::Session, "session.hook_refused", HOOK_REFUSED);
         }
-        let held = evidenced(ctx, config, surface, text, &assessment, started);
-        if held.verdict.effect != Effect::Held {
-            held
+        let record = evidenced(ctx, config, asked, &assessment, started);
+        if record.verdict.effect != Effect::Held {
+            record
         } else {
-            // Recorded as held first, as on `-c`; the approval's record keeps its decision id.
-            let delivery = audit::record(&config.audit, &held);
-            if let Some(refusal) = delivery.refusal(config.audit.required, config.file_in_use()) {
-                return Decided::refused(refusal.to_string());
+            match settle(ctx, config, asked, assessment, record, approval, started) {
+                Ok(settled) => settled,
+                Err(refused) => return refused,
             }
-            let overrides = Overrides::enforcing();
-            let request = request(text, asked, surface, escape, &overrides);
-            let decision_id = held.decision_id;
-            assessment.verdict = gate::approve(
-                ctx,
-                config,
-                &mut assessment,
-                &request,
-                &decision_id,
-                approval,
-            );
-            let mut settled = evidenced(ctx, config, surface, text, &assessment, started);
-            settled.decision_id = decision_id;
-            settled
         }
     };
     let verdict = &record.verdict;
@@ -228,19 +219,13 @@ fn decide_unit(
     };
     let approved =
         (verdict.allowed() && verdict.stage == Stage::Approval).then(|| verdict.reason.clone());
-    // The check server records a session's lines, what it refuses and the user's `exit`; a
-    // simple command the gate allows (a part of a recorded line, a login file's or a prompt
-    // hook's) is only counted.
-    let leaving = verdict.reason_id == "session.exit";
-    if surface == Surface::Interactive && asked.unit == Unit::Command && !leaving {
-        if let (Effect::Allow, None) = (verdict.effect, &approved) {
-            return Decided {
-                allowed: true,
-                reason,
-                approved,
-                recorded: false,
-            };
-        }
+    if only_counted(asked, &record.verdict) {
+        return Decided {
+            allowed: true,
+            reason,
+            approved,
+            recorded: false,
+        };
     }
     Decided {
         approved,
@@ -248,17 +233,58 @@ fn decide_unit(
     }
 }
 
+/// A held verdict, recorded as held first (as on `-c`), then settled by `approval` under the
+/// same decision id; `Err` when the held record could not be written (not carried out).
+fn settle(
+    ctx: &Context,
+    config: &Config,
+    asked: &Asked,
+    mut assessment: Assessment,
+    held: Record,
+    approval: Approval,
+    started: Instant,
+) -> Result<Record, Decided> {
+    let delivery = audit::record(&config.audit, &held);
+    if let Some(refusal) = delivery.refusal(config.audit.required, config.file_in_use()) {
+        return Err(Decided::refused(refusal.to_string()));
+    }
+    let overrides = Overrides::enforcing();
+    let request = request(asked.text, asked, &overrides);
+    let decision_id = held.decision_id;
+    assessment.verdict = gate::approve(
+        ctx,
+        config,
+        &mut assessment,
+        &request,
+        &decision_id,
+        approval,
+    );
+    let mut settled = evidenced(ctx, config, asked, &assessment, started);
+    settled.decision_id = decision_id;
+    Ok(settled)
+}
+
+/// The check server records a session's lines, what it refuses or holds and the user's `exit`;
+/// a simple command the gate allows (a part of a recorded line, a login file's or a prompt
+/// hook's) is only counted ([`SessionTally`]).
+fn only_counted(asked: &Asked, verdict: &Verdict) -> bool {
+    asked.surface == Surface::Interactive
+        && asked.unit == Unit::Command
+        && verdict.effect == Effect::Allow
+        && verdict.stage != Stage::Approval
+        && verdict.reason_id != "session.exit"
+}
+
 /// The record of an assessed command, with the evidence its verdict rests on.
 fn evidenced(
     ctx: &Context,
     config: &Config,
-    surface: Surface,
-    text: &str,
+    asked: &Asked,
     assessment: &Assessment,
     started: Instant,
 ) -> Record {
     let verdict = assessment.verdict.clone();
-    Record::new(ctx, config, surface, text, verdict, started).with_evidence(
+    Record::new(ctx, config, asked.surface, asked.text, verdict, started).with_evidence(
         &assessment.analysis,
         &assessment.signals,
         &assessment.policy_digest,
@@ -286,18 +312,12 @@ fn carry_out(config: &Config, record: &Record, reason: String) -> Decided {
     decided
 }
 
-/// The gate's request for `text`, asked as `asked` (its session state) on `surface`.
-fn request<'a>(
-    text: &'a str,
-    asked: &Asked<'a>,
-    surface: Surface,
-    escape: bool,
-    overrides: &'a Overrides,
-) -> Request<'a> {
+/// The gate's request for `text` (the asked text, or a loop header completed), asked as `asked`.
+fn request<'a>(text: &'a str, asked: &Asked<'a>, overrides: &'a Overrides) -> Request<'a> {
     Request {
         text,
-        surface,
-        escape,
+        surface: asked.surface,
+        escape: asked.escape,
         overrides,
         stdin: None,
         session_state: asked.state,
@@ -307,16 +327,10 @@ fn request<'a>(
 
 /// The gate for one command or line; a loop or `case` header (a command, never a line) is
 /// gated completed, so it parses.
-fn gate(
-    ctx: &Context,
-    config: &Config,
-    asked: &Asked,
-    surface: Surface,
-    escape: bool,
-) -> Assessment {
+fn gate(ctx: &Context, config: &Config, asked: &Asked) -> Assessment {
     let (text, unit) = (asked.text, asked.unit);
     let overrides = Overrides::enforcing();
-    let run = |t: &str| gate::decide(ctx, config, &request(t, asked, surface, escape, &overrides));
+    let run = |t: &str| gate::decide(ctx, config, &request(t, asked, &overrides));
     if let Some(completed) = complete_header(text).filter(|_| unit == Unit::Command) {
         let assessment = run(&completed);
         if !assessment
@@ -410,15 +424,19 @@ mod tests {
             text: "for i in $(rm -rf /)",
             unit: Unit::Command,
             state: None,
+            surface: Surface::Interactive,
+            escape: false,
         };
-        let gated = gate(&ctx, &config, &asked, Surface::Interactive, false);
+        let gated = gate(&ctx, &config, &asked);
         assert!(!gated.verdict.allowed());
         let asked = Asked {
             text: "for i in 1 2",
             unit: Unit::Command,
             state: None,
+            surface: Surface::Interactive,
+            escape: false,
         };
-        let gated = gate(&ctx, &config, &asked, Surface::Interactive, false);
+        let gated = gate(&ctx, &config, &asked);
         assert!(!gated
             .signals
             .iter()
