@@ -14,7 +14,9 @@
 #         abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
 #         that and put back before the next command) and any part of it still reached is
 #         skipped; the session goes on at the next prompt;
-#      b. then (for typed lines too) skips every simple command the gate denies;
+#      b. then (for typed lines too) skips every simple command the gate denies, judged (when
+#         the server asks) with bash's values of the variables and positional parameters it
+#         names: a function's command run by a prompt hook, a trap or a completion has no line;
 #      inside subshells, or when the server is gone, it runs `guarded-sh --hook-check` instead;
 #   3. protects itself: readonly functions and variables, extdebug/functrace and history
 #      (`set -o history`, `cmdhist`, `lithist`) re-asserted on every command, HISTCONTROL,
@@ -83,7 +85,7 @@ __gsh_line_no=${__gsh_cmdno@P} __gsh_line_hist='' __gsh_line_ok=1 __gsh_line_app
 # variable it uses is local and initialised; a local that cannot be created (a readonly global
 # of the same name) refuses the command.
 __gsh_guard() {
-	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' || return 1
+	local __gsh_c='' __gsh_f=- __gsh_n='' __gsh_r='' __gsh_s=1 __gsh_no='' __gsh_pos=("$@") || return 1
 	__gsh_c=$BASH_COMMAND
 	__gsh_no=${__gsh_cmdno@P}
 	# The user's SIGINT trap, set aside to abandon a refused line, is back before anything else
@@ -111,7 +113,8 @@ __gsh_guard() {
 		if [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
 			__gsh_n=$SRANDOM$SRANDOM
 			if printf '%s %s %s\0' "$__gsh_n" "$__gsh_f" "$__gsh_c" 2>/dev/null 1>&"$__gsh_wfd" &&
-				__gsh_reply "$__gsh_n"; then
+				__gsh_reply "$__gsh_n" &&
+				{ [[ $__gsh_r != "need "* ]] || __gsh_state "$__gsh_n" "${__gsh_r#need }"; }; then
 				[[ ($__gsh_r == allow || $__gsh_r == approved) && $__gsh_f != guard ]] && __gsh_s=0
 				__gsh_r=${__gsh_r#deny }
 			else

@@ -29,6 +29,9 @@ pub fn ask_tty(
         .write(true)
         .open("/dev/tty")
         .ok()?;
+    // Only what is typed after the question answers it: a pasted block that carries its own
+    // answer (`cmd⏎web-1⏎`) must not confirm itself.
+    let _ = nix::sys::termios::tcflush(&tty, nix::sys::termios::FlushArg::TCIFLUSH);
     for line in lines {
         writeln!(tty, "{line}").ok()?;
     }

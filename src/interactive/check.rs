@@ -117,6 +117,7 @@ pub fn decide_line(
         state,
         surface,
         escape,
+        counted: false,
     };
     decide_unit(ctx, config, &asked, hook_refused, approval)
 }
@@ -130,6 +131,8 @@ struct Asked<'a> {
     surface: Surface,
     /// The trusted escape was asked for and the configuration honours it.
     escape: bool,
+    /// Allowed, it is counted rather than recorded ([`SimpleCommand::counted`]).
+    counted: bool,
 }
 
 /// What the hook is to read from bash before the line in `fc_output` is decided (the `need`
@@ -148,32 +151,55 @@ pub fn line_needs(config: &Config, fc_output: &str) -> Vec<String> {
     super::protocol::need_tokens(text, names)
 }
 
+/// What the hook is to read from bash before the simple command `text` is decided: the
+/// variables it names and whether it uses `$1…` (its values when it runs: a function body's
+/// command run from a prompt hook, a trap or a completion has no line of its own to be judged
+/// with them). No function bodies: a function's commands are each checked when they run. Empty
+/// for most commands (no `$`), and for `exit` and what the hook refuses anyway.
+pub fn command_needs(text: &str) -> Vec<String> {
+    if !text.contains('$') || is_exit(text) || names_the_hook(text) {
+        return Vec::new();
+    }
+    super::protocol::need_tokens(text, std::iter::empty())
+}
+
+/// One simple command to decide (`$BASH_COMMAND`), with the session's state for what it names
+/// when the hook sent it, and whether the hook has refused it itself.
+pub struct SimpleCommand<'a> {
+    pub text: &'a str,
+    pub state: Option<&'a str>,
+    pub hook_refused: bool,
+    /// Allowed, it is counted rather than recorded: the check server says so of a login file's
+    /// command (before the first line) and of a part of the current line's recorded text.
+    pub counted: bool,
+}
+
 /// The hook's own functions and variables (`__gsh_*`, `__GSH_*`), spelled out in the text.
 pub fn names_the_hook(text: &str) -> bool {
     text.contains("__gsh_") || text.contains("__GSH_")
 }
 
-/// Decides `text` (one `$BASH_COMMAND`) and records the decision; `surface` names the caller
-/// (the check server, or the hook in a fresh process). `hook_refused`: the hook has refused it
-/// already; it is analysed for the record and denied whatever the gate says. A held verdict is
-/// settled by `approval`.
+/// Decides one simple command (with the session's state for what it names, where the hook sent
+/// it) and records the decision; `surface` names the caller (the check server, or the hook in a
+/// fresh process). A command the hook refused itself is analysed for the record and denied
+/// whatever the gate says. A held verdict is settled by `approval`.
 pub fn decide(
     ctx: &Context,
     config: &Config,
-    text: &str,
+    command: &SimpleCommand,
     surface: Surface,
     escape: bool,
-    hook_refused: bool,
     approval: Approval,
 ) -> Decided {
     let asked = Asked {
-        text,
+        text: command.text,
         unit: Unit::Command,
-        state: None,
+        state: command.state,
         surface,
         escape,
+        counted: command.counted,
     };
-    decide_unit(ctx, config, &asked, hook_refused, approval)
+    decide_unit(ctx, config, &asked, command.hook_refused, approval)
 }
 
 /// The decision and its records: a held verdict is recorded, then settled by `approval` as on
@@ -264,11 +290,12 @@ fn settle(
     Ok(settled)
 }
 
-/// The check server records a session's lines, what it refuses or holds and the user's `exit`;
-/// a simple command the gate allows (a part of a recorded line, a login file's or a prompt
-/// hook's) is only counted ([`SessionTally`]).
+/// The check server records a session's lines, what it refuses or holds, the user's `exit`, and
+/// every command that is neither a login file's nor a part of the current line's text (a prompt
+/// hook's, a trap's, a sourced file's, an `eval`'s); what the gate allows of the rest is only
+/// counted ([`SessionTally`]).
 fn only_counted(asked: &Asked, verdict: &Verdict) -> bool {
-    asked.surface == Surface::Interactive
+    asked.counted
         && asked.unit == Unit::Command
         && verdict.effect == Effect::Allow
         && verdict.stage != Stage::Approval
@@ -426,6 +453,7 @@ mod tests {
             state: None,
             surface: Surface::Interactive,
             escape: false,
+            counted: false,
         };
         let gated = gate(&ctx, &config, &asked);
         assert!(!gated.verdict.allowed());
@@ -435,6 +463,7 @@ mod tests {
             state: None,
             surface: Surface::Interactive,
             escape: false,
+            counted: false,
         };
         let gated = gate(&ctx, &config, &asked);
         assert!(!gated

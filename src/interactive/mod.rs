@@ -32,7 +32,13 @@ pub fn hook_check(ctx: &Context, config: &Config, text: &str) -> i32 {
     let escape = gate::escape_requested(&ctx, config);
     // A held command is settled here as on `-c`: a grant, the terminal, or a filed request.
     let own = gate::Approval::Resolve(crate::approval::Terminal::Own);
-    let decided = check::decide(&ctx, config, text, Surface::Hook, escape, false, own);
+    let command = check::SimpleCommand {
+        text,
+        state: None,
+        hook_refused: false,
+        counted: false,
+    };
+    let decided = check::decide(&ctx, config, &command, Surface::Hook, escape, own);
     if decided.allowed {
         return 0;
     }

@@ -41,6 +41,8 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
     let mut pending: Option<Vec<u8>> = None;
     // How the last line was approved, when it was: its own held commands are approved so.
     let mut approved_line: Option<String> = None;
+    // The last line's text: a command that is a part of it is counted, not recorded.
+    let mut current_line: Option<String> = None;
     // What was decided, for the login files' record (at the first line) and the end's.
     let mut tally = check::SessionTally::default();
     let mut login_files_recorded = false;
@@ -87,24 +89,14 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                 let decided = match req.unit {
                     Unit::Line => {
                         let needs = check::line_needs(config, &req.text);
-                        let mut state = None;
-                        if !needs.is_empty() {
-                            if send(&mut output, &format_reply(req.nonce, &Reply::Need(needs)))
-                                .is_err()
-                            {
-                                return end(&ctx, &tally, 1);
+                        let state = match ask_state(&mut input, &mut output, req.nonce, needs) {
+                            StateAnswer::State(state) => state,
+                            StateAnswer::Other(next) => {
+                                pending = Some(next);
+                                None
                             }
-                            match read_request(&mut input) {
-                                Some(Ok(next)) => match parse_request(&next) {
-                                    Some(s) if s.unit == Unit::State && s.nonce == req.nonce => {
-                                        state = Some(s.text)
-                                    }
-                                    _ => pending = Some(next),
-                                },
-                                Some(Err(())) => return end(&ctx, &tally, 1),
-                                None => return end(&ctx, &tally, 0),
-                            }
-                        }
+                            StateAnswer::Gone(status) => return end(&ctx, &tally, status),
+                        };
                         let decided = check::decide_line(
                             &ctx,
                             config,
@@ -115,21 +107,42 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                             Approval::Resolve(terminal),
                         );
                         approved_line.clone_from(&decided.approved);
+                        current_line = super::protocol::line_text(&req.text).map(str::to_string);
                         decided
                     }
                     Unit::Command => {
+                        // The values of what it names, when it names variables.
+                        let needs = check::command_needs(&req.text);
+                        let state = match ask_state(&mut input, &mut output, req.nonce, needs) {
+                            StateAnswer::State(state) => state,
+                            StateAnswer::Other(next) => {
+                                pending = Some(next);
+                                None
+                            }
+                            StateAnswer::Gone(status) => return end(&ctx, &tally, status),
+                        };
                         // Only the server's own memory of the line counts, never the flag alone.
                         let approval = match &approved_line {
                             Some(how) if req.of_approved_line => Approval::OfTheLine(how),
                             _ => Approval::Resolve(terminal),
                         };
+                        // Before the first line: the login files (collapsed into their count).
+                        let counted = match &current_line {
+                            None => !login_files_recorded,
+                            Some(line) => line.contains(req.text.as_str()),
+                        };
+                        let command = check::SimpleCommand {
+                            text: &req.text,
+                            state: state.as_deref(),
+                            hook_refused: req.hook_refused,
+                            counted,
+                        };
                         check::decide(
                             &ctx,
                             config,
-                            &req.text,
+                            &command,
                             Surface::Interactive,
                             escape,
-                            req.hook_refused,
                             approval,
                         )
                     }
@@ -155,6 +168,43 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
         if send(&mut output, &reply).is_err() {
             return end(&ctx, &tally, 1);
         }
+    }
+}
+
+/// What came back when the server asked the hook for the session's state.
+enum StateAnswer {
+    /// The state (`None` when nothing was to be asked).
+    State(Option<String>),
+    /// Another request instead (the hook could not send the state): served next; the request
+    /// asked about is decided without it.
+    Other(Vec<u8>),
+    /// The session is gone (the status to end with).
+    Gone(i32),
+}
+
+/// Asks the hook for the session's state of `needs` (a `need` reply to request `nonce`) and
+/// reads its `state` answer; nothing when `needs` is empty.
+fn ask_state(
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+    nonce: &str,
+    needs: Vec<String>,
+) -> StateAnswer {
+    if needs.is_empty() {
+        return StateAnswer::State(None);
+    }
+    if send(output, &format_reply(nonce, &Reply::Need(needs))).is_err() {
+        return StateAnswer::Gone(1);
+    }
+    match read_request(input) {
+        Some(Ok(next)) => match parse_request(&next) {
+            Some(s) if s.unit == Unit::State && s.nonce == nonce => {
+                StateAnswer::State(Some(s.text))
+            }
+            _ => StateAnswer::Other(next),
+        },
+        Some(Err(())) => StateAnswer::Gone(1),
+        None => StateAnswer::Gone(0),
     }
 }
 

@@ -159,7 +159,7 @@ fn is_interactive_shell(n: &Neighbours, i: usize, cmd: &Command, base: &str) -> 
         _ if SHELLS.contains(&base) => {
             let input_args = cmd.context.extra_args
                 && matches!(cmd.context.via.last(), Some(Via::Wrapper(w)) if w != "find -exec");
-            let no_code = !letters.contains('c') && cmd.operands().is_empty() && !input_args;
+            let no_code = !letters.contains('c') && !runs_a_script(cmd) && !input_args;
             no_code && (terminal_stdin(cmd) || letters.contains('i'))
         }
         "sudo" | "sudo-rs" | "doas" => {
@@ -172,6 +172,41 @@ fn is_interactive_shell(n: &Neighbours, i: usize, cmd: &Command, base: &str) -> 
         "machinectl" => cmd.operands().first().and_then(|w| w.value()) == Some("shell"),
         _ => false,
     }
+}
+
+/// Whether a shell's words name a script for it to run: an operand after its options, whose
+/// values (`-o NAME`, `+O NAME`, `--rcfile FILE`, `--init-file FILE`) are not operands; with
+/// `-s` every operand is a positional parameter and the commands come from stdin. (`bash -o vi`
+/// and `bash --rcfile FILE` were read as running the script `vi`, `FILE`: an interactive shell
+/// that went unflagged.) A word known only at run time counts as a script.
+fn runs_a_script(cmd: &Command) -> bool {
+    let mut words = cmd.args.iter();
+    let mut from_stdin = false;
+    while let Some(word) = words.next() {
+        let Some(v) = word.value() else {
+            return !from_stdin;
+        };
+        if v == "--" {
+            return words.next().is_some() && !from_stdin;
+        }
+        if let Some(long) = v.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                words.next();
+            }
+            continue;
+        }
+        if v.len() > 1 && (v.starts_with('-') || v.starts_with('+')) {
+            let letters = &v[1..];
+            from_stdin |= letters.contains('s');
+            // `-o NAME`, `-O NAME` (a cluster's last letter takes the next word).
+            if letters.ends_with(['o', 'O']) {
+                words.next();
+            }
+            continue;
+        }
+        return !from_stdin;
+    }
+    false
 }
 
 fn interpreter(cmd: &Command, base: &str, i: usize, out: &mut Vec<Signal>) {

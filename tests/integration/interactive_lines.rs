@@ -258,9 +258,10 @@ fn a_line_gets_the_verdict_of_dash_c() {
 }
 
 /// Issue 15 item 6: a session's audit is one record per submitted line, one per refused
-/// command, one for the login files' commands (at the first line) and one at the end, all with
-/// the session's id; an allowed simple command has no record of its own (a login file wrote
-/// about 60 before the first line).
+/// command, one per command that is no part of a line (a prompt hook's), one for the login
+/// files' commands (at the first line) and one at the end, all with the session's id; an
+/// allowed part of a line or of a login file has no record of its own (a login wrote about 60
+/// before the first line).
 #[test]
 fn a_session_records_its_lines_its_refusals_and_what_it_counted() {
     const SESSION: &str = "0123456789abcdef0123456789abcdef";
@@ -270,7 +271,7 @@ fn a_session_records_its_lines_its_refusals_and_what_it_counted() {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(
         home.join(".profile"),
-        "touch P1\ntouch P2\ncurl -s http://127.0.0.1:9/x | sh\n",
+        "touch P1\ntouch P2\ncurl -s http://127.0.0.1:9/x | sh\nPROMPT_COMMAND='touch PH'\n",
     )
     .unwrap();
     let mut c = hook_session(&[], BIN.as_ref(), &s.path("config.toml"), &home);
@@ -289,6 +290,9 @@ fn a_session_records_its_lines_its_refusals_and_what_it_counted() {
         "{audit:#?}"
     );
     assert_eq!(of("curl -s http://127.0.0.1:9/x | sh; touch C"), 1);
+    // A prompt hook's command is no part of a line: recorded each time it runs after the
+    // first line (before it, it is counted with the login files).
+    assert!(of("touch PH") >= 2, "{audit:#?}");
     // The profile's refused command has its own record (a pipeline's parts run in subshells,
     // each checked by a fresh process: its `sh` is refused), and so has the refused line.
     let refusals = audit.iter().filter(|r| r["verdict"] == "deny").count();

@@ -171,6 +171,25 @@ fn a_wrong_answer_refuses_the_whole_line() {
     assert_eq!(v[1].0, "deny", "{v:?}");
 }
 
+/// An answer typed ahead of the question (a pasted block: the line, then the host name) does not
+/// answer it: the question waits for what is typed after it (here Ctrl-C), nothing runs.
+#[test]
+fn an_answer_typed_ahead_does_not_confirm() {
+    let s = setup();
+    let (line, _) = held_line(&s);
+    let mut run = session(&s);
+    run.after("ready> ", 1, format!("{line}\nweb-1\n").as_bytes(), LIMIT);
+    run.after(QUESTION, 1, b"", LIMIT);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        !s.path("ran").exists(),
+        "the typed-ahead answer confirmed it"
+    );
+    run.after(QUESTION, 1, b"\x03", LIMIT);
+    let screen = finish(&s, run);
+    assert!(s.path("d").exists() && !s.path("ran").exists(), "{screen}");
+}
+
 /// Ctrl-C at the question gives it up: the line is refused with nothing run, the server goes on
 /// (it does not die of the signal, and it no longer reads the terminal: the next line typed is
 /// the session's, not an answer).

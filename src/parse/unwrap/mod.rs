@@ -62,16 +62,15 @@ pub enum Inner {
 /// module knows (it may still be an interpreter, which the caller asks about).
 pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
     let Some(base) = cmd.base() else {
-        return Some(prompt_command(
-            cmd.assignments.iter().map(|(n, w)| (n.as_str(), w)),
-        ));
+        let assigned = cmd
+            .assignments
+            .iter()
+            .filter_map(|(name, w)| Some((name.as_str(), w.value()?)));
+        return Some(prompt_code(assigned));
     };
     if DECLARATIONS.contains(&base) {
-        let operands = cmd.args.iter().filter_map(|w| {
-            let (name, _) = w.value()?.split_once('=')?;
-            Some((name, w))
-        });
-        return Some(prompt_command(operands));
+        let operands = cmd.args.iter().filter_map(|w| w.value()?.split_once('='));
+        return Some(prompt_code(operands));
     }
     let args = &cmd.args;
     // A session's function comes before a program or builtin of the same name, as in bash.
@@ -151,24 +150,64 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
 /// The builtins whose `NAME=value` operands assign in the current shell.
 const DECLARATIONS: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
 
-/// `PROMPT_COMMAND='code'` (an assignment, or a declaration's operand): the code an
-/// interactive shell runs at each prompt, analysed where it is set, as a trap handler is. Only
-/// a literal value; one known only at run time (pyenv's `"hook;${PROMPT_COMMAND-}"`) is
-/// checked command by command when a gated session runs it.
-fn prompt_command<'a>(assignments: impl Iterator<Item = (&'a str, &'a Word)>) -> Vec<Inner> {
-    assignments
-        .filter(|(name, _)| *name == "PROMPT_COMMAND")
-        .filter_map(|(_, word)| {
-            let value = word.value()?;
-            let code = value.strip_prefix("PROMPT_COMMAND=").unwrap_or(value);
-            Some(script(
-                Via::Shell("PROMPT_COMMAND".into()),
-                &Word::literal(code),
-                None,
-                true,
-            ))
-        })
-        .collect()
+/// A prompt hook set where it is (an assignment, or a declaration's operand), as the code an
+/// interactive shell will run, analysed there as a trap handler is: `PROMPT_COMMAND='code'`
+/// (also `+=` and an element, `PROMPT_COMMAND[1]=`), and the command substitutions of
+/// `PS0`–`PS2`, which bash runs when it expands the prompt. Only a literal value; one known
+/// only at run time (pyenv's `"hook;${PROMPT_COMMAND-}"`) is checked command by command, with
+/// its values, when a gated session runs it.
+fn prompt_code<'a>(assignments: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<Inner> {
+    let hook =
+        |name: &str, code: &str| script(Via::Shell(name.into()), &Word::literal(code), None, true);
+    let mut found = Vec::new();
+    for (name, value) in assignments {
+        let name = name.split('[').next().unwrap_or(name).trim_end_matches('+');
+        match name {
+            "PROMPT_COMMAND" => found.push(hook(name, value)),
+            "PS0" | "PS1" | "PS2" => found.extend(
+                prompt_substitutions(value)
+                    .into_iter()
+                    .map(|c| hook(name, c)),
+            ),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The command substitutions of a prompt string (`$(…)`, `` `…` ``), as bash runs them when it
+/// expands the prompt; `$((…))` is arithmetic. A backslash escapes the next character.
+fn prompt_substitutions(prompt: &str) -> Vec<&str> {
+    let b = prompt.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1), b.get(i + 2)) {
+            (b'\\', _, _) => i += 2,
+            (b'`', _, _) => {
+                let body = &prompt[i + 1..];
+                let end = body.find('`').unwrap_or(body.len());
+                found.push(&body[..end]);
+                i += end + 2;
+            }
+            (b'$', Some(b'('), next) if next != Some(&b'(') => {
+                let (start, mut depth, mut j) = (i + 2, 1usize, i + 2);
+                while j < b.len() && depth > 0 {
+                    match b[j] {
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let end = if depth == 0 { j - 1 } else { j };
+                found.push(&prompt[start..end]);
+                i = j;
+            }
+            _ => i += 1,
+        }
+    }
+    found
 }
 
 fn argv(via: &str, args: &[Word], at: usize, extra_args: bool) -> Vec<Inner> {
@@ -265,5 +304,22 @@ fn script(via: Via, word: &Word, positional: Option<Vec<String>>, same_shell: bo
         positional,
         same_shell,
         template: word.template.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prompt_substitutions;
+
+    #[test]
+    fn a_prompts_command_substitutions() {
+        for (prompt, found) in [
+            ("\\u@\\h:\\w\\$ ", vec![]),
+            ("$(__git_ps1) \\$ ", vec!["__git_ps1"]),
+            ("`id -u` $(a $(b) c)x", vec!["id -u", "a $(b) c"]),
+            ("$((1 + 2)) \\$(not) $(open", vec!["open"]),
+        ] {
+            assert_eq!(prompt_substitutions(prompt), found, "{prompt:?}");
+        }
     }
 }
