@@ -86,17 +86,23 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                     let what = "login files run";
                     check::record_tally(&ctx, config, "session.login_files", what, &tally);
                 }
+                // The session's values of what it names, asked of the hook first (for a
+                // command only when it names variables).
+                let needs = match req.unit {
+                    Unit::Line => check::line_needs(config, &req.text),
+                    Unit::Command => check::command_needs(&req.text),
+                    Unit::State => Vec::new(),
+                };
+                let state = match ask_state(&mut input, &mut output, req.nonce, needs) {
+                    StateAnswer::State(state) => state,
+                    StateAnswer::Other(next) => {
+                        pending = Some(next);
+                        None
+                    }
+                    StateAnswer::Gone(status) => return end(&ctx, &tally, status),
+                };
                 let decided = match req.unit {
                     Unit::Line => {
-                        let needs = check::line_needs(config, &req.text);
-                        let state = match ask_state(&mut input, &mut output, req.nonce, needs) {
-                            StateAnswer::State(state) => state,
-                            StateAnswer::Other(next) => {
-                                pending = Some(next);
-                                None
-                            }
-                            StateAnswer::Gone(status) => return end(&ctx, &tally, status),
-                        };
                         let decided = check::decide_line(
                             &ctx,
                             config,
@@ -111,16 +117,6 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                         decided
                     }
                     Unit::Command => {
-                        // The values of what it names, when it names variables.
-                        let needs = check::command_needs(&req.text);
-                        let state = match ask_state(&mut input, &mut output, req.nonce, needs) {
-                            StateAnswer::State(state) => state,
-                            StateAnswer::Other(next) => {
-                                pending = Some(next);
-                                None
-                            }
-                            StateAnswer::Gone(status) => return end(&ctx, &tally, status),
-                        };
                         // Only the server's own memory of the line counts, never the flag alone.
                         let approval = match &approved_line {
                             Some(how) if req.of_approved_line => Approval::OfTheLine(how),
