@@ -112,7 +112,8 @@ __gsh_guard() {
 		fi
 		if [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
 			__gsh_n=$SRANDOM$SRANDOM
-			if printf '%s %s %s\0' "$__gsh_n" "$__gsh_f" "$__gsh_c" 2>/dev/null 1>&"$__gsh_wfd" &&
+			# With the command number: the server holds the command to the line it judged.
+			if printf '%s %s:%s %s\0' "$__gsh_n" "$__gsh_f" "$__gsh_no" "$__gsh_c" 2>/dev/null 1>&"$__gsh_wfd" &&
 				__gsh_reply "$__gsh_n" &&
 				{ [[ $__gsh_r != "need "* ]] || __gsh_state "$__gsh_n" "${__gsh_r#need }"; }; then
 				[[ ($__gsh_r == allow || $__gsh_r == approved) && $__gsh_f != guard ]] && __gsh_s=0
@@ -150,7 +151,7 @@ __gsh_guard() {
 # the subshell); what still runs of it is skipped by the caller.
 __gsh_line() {
 	local __gsh_h=$HISTCMD __gsh_n='' __gsh_r='' __gsh_t='' __gsh_prev=$__gsh_line_hist \
-		__gsh_prev_no=$__gsh_line_no __gsh_pos=("${@:2}") || return 1
+		__gsh_prev_no=$__gsh_line_no __gsh_pos=("${@:2}") __gsh_k='' || return 1
 	__gsh_line_no=$1 __gsh_line_hist=$__gsh_h __gsh_line_ok=0 __gsh_line_approved=''
 	if [[ ! -o history ]] || ! shopt -q cmdhist || [[ $__gsh_h == "$__gsh_prev" ]]; then
 		__gsh_r="session guard: the submitted line was not recorded in history, so it cannot be judged (run it again)"
@@ -163,7 +164,7 @@ __gsh_line() {
 	elif [[ $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
 		__gsh_n=$SRANDOM$SRANDOM
 		# The NUL ends the request even when fc fails (the server then refuses the line).
-		if { printf '%s line ' "$__gsh_n" && { builtin fc -ln -0 || :; } && printf '\0'; } 2>/dev/null 1>&"$__gsh_wfd" &&
+		if { printf '%s line:%s ' "$__gsh_n" "$1" && { builtin fc -ln -0 || :; } && printf '\0'; } 2>/dev/null 1>&"$__gsh_wfd" &&
 			__gsh_reply "$__gsh_n" &&
 			{ [[ $__gsh_r != "need "* ]] || __gsh_state "$__gsh_n" "${__gsh_r#need }"; }; then
 			[[ $__gsh_r == allow || $__gsh_r == approved ]] && __gsh_line_ok=1
@@ -173,6 +174,13 @@ __gsh_line() {
 			__gsh_broken=1
 			__gsh_n=''
 		fi
+	fi
+	# A line the hook refused itself is still told to the server (with no text: refused and
+	# recorded there too), which holds every later command to the last line it was told of.
+	if [[ -z $__gsh_n && -n $__gsh_r && $BASHPID == "$$" && -n $__gsh_wfd && -z ${__gsh_broken-} ]]; then
+		__gsh_k=$__gsh_r __gsh_n=$SRANDOM$SRANDOM
+		printf '%s line:%s \0' "$__gsh_n" "$1" 2>/dev/null 1>&"$__gsh_wfd" && __gsh_reply "$__gsh_n" || __gsh_broken=1
+		__gsh_r=$__gsh_k
 	fi
 	if [[ -z $__gsh_n && $__gsh_line_ok != 1 && -z $__gsh_r ]]; then
 		__gsh_t=$(builtin fc -ln -0 2>/dev/null)

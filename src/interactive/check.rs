@@ -92,6 +92,20 @@ pub const HOOK_REFUSED: &str =
 pub const LINE_UNREADABLE: &str =
     "session guard: the submitted line could not be read from history, so it cannot be judged";
 
+/// Why a command is refused whose line the server never judged: the hook's own record of the
+/// line was changed (it asks about a new line by the hook's variables, which are protected by
+/// name only), so the line it belongs to was not asked about.
+pub const LINE_NOT_JUDGED: &str =
+    "session guard: this command's line was never judged (the session's line state was changed)";
+
+/// Refuses and records a simple command whose line was never judged.
+pub fn refuse_unjudged(ctx: &Context, config: &Config, text: &str) -> Decided {
+    let started = Instant::now();
+    let verdict = Verdict::deny(Stage::Session, "session.line_not_judged", LINE_NOT_JUDGED);
+    let record = Record::new(ctx, config, Surface::Interactive, text, verdict, started);
+    carry_out(config, &record, LINE_NOT_JUDGED.to_string())
+}
+
 /// Decides a whole submitted line from `fc -ln -0`'s output and records the decision: the line
 /// is gated as `-c` gates it; a line that names the hook's own variables or functions is
 /// refused (as the hook refuses such a command), and output that holds no line is refused.

@@ -50,18 +50,29 @@ pub struct Request<'a> {
     pub hook_refused: bool,
     /// The hook says the command is part of the line the server approved last.
     pub of_approved_line: bool,
+    /// bash's command number when the request was made (`FLAG:N`): the line's, which nothing
+    /// the user runs can change (`\#`); the server holds each command to the line it judged.
+    pub number: Option<u64>,
     pub text: String,
 }
 
 /// Parses a request (without its NUL). The nonce is 1 to 40 ASCII digits and the flag `-`,
-/// `approved`, `guard`, `line` or `state`; anything else is malformed.
+/// `approved`, `guard`, `line` or `state`, optionally followed by `:N`, bash's command number
+/// (1 to 20 digits); anything else is malformed.
 pub fn parse_request(request: &[u8]) -> Option<Request<'_>> {
     let mut parts = request.splitn(3, |b| *b == b' ');
     let nonce = std::str::from_utf8(parts.next()?).ok()?;
     if nonce.is_empty() || nonce.len() > 40 || !nonce.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let (unit, hook_refused, of_approved_line) = match parts.next()? {
+    let (flag, number) = match parts.next()?.splitn(2, |b| *b == b':').collect::<Vec<_>>()[..] {
+        [flag] => (flag, None),
+        [flag, n] if !n.is_empty() && n.len() <= 20 && n.iter().all(u8::is_ascii_digit) => {
+            (flag, std::str::from_utf8(n).ok()?.parse().ok())
+        }
+        _ => return None,
+    };
+    let (unit, hook_refused, of_approved_line) = match flag {
         b"-" => (Unit::Command, false, false),
         b"approved" => (Unit::Command, false, true),
         b"guard" => (Unit::Command, true, false),
@@ -75,6 +86,7 @@ pub fn parse_request(request: &[u8]) -> Option<Request<'_>> {
         unit,
         hook_refused,
         of_approved_line,
+        number,
         text,
     })
 }
@@ -179,6 +191,7 @@ mod tests {
                 unit,
                 hook_refused,
                 of_approved_line: false,
+                number: None,
                 text: text.into(),
             })
         };
@@ -207,6 +220,12 @@ mod tests {
         assert_eq!(of_line.text, "rm -r d");
         assert_eq!(parse_request(b"8 line-guard a"), None);
         assert_eq!(parse_request(b"8 approved-line a"), None);
+        let numbered = |r: &[u8]| parse_request(r).map(|r| (r.unit, r.number));
+        assert_eq!(numbered(b"7 -:12 ls"), Some((c, Some(12))));
+        assert_eq!(numbered(b"7 line:3 \tls\n"), Some((l, Some(3))));
+        assert_eq!(numbered(b"7 -: ls"), None);
+        assert_eq!(numbered(b"7 -:1x ls"), None);
+        assert_eq!(numbered(b"7 -:1:2 ls"), None);
         assert_eq!(parse_request(b"x1 - ls"), None);
         assert_eq!(parse_request(b" - ls"), None);
         assert_eq!(parse_request(b"123"), None);

@@ -39,8 +39,12 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
     let mut output = std::io::stdout().lock();
     // A request read while waiting for a line's state that was not that state: served next.
     let mut pending: Option<Vec<u8>> = None;
-    // How the last line was approved, when it was: its own held commands are approved so.
-    let mut approved_line: Option<String> = None;
+    // The last line approved (its command number) and how: its own held commands are approved
+    // so, and only while the requests carry that number.
+    let mut approved_line: Option<(Option<u64>, String)> = None;
+    // bash's command numbers: the login files' (the first request's) and the last line's
+    // judged. A command with a later number than both belongs to a line never judged.
+    let mut numbers = Numbers::default();
     // The last line's text: a command that is a part of it is counted, not recorded.
     let mut current_line: Option<String> = None;
     // What was decided, for the login files' record (at the first line) and the end's.
@@ -101,6 +105,7 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                     }
                     StateAnswer::Gone(status) => return end(&ctx, &tally, status),
                 };
+                numbers.seen(req.number);
                 let decided = match req.unit {
                     Unit::Line => {
                         let decided = check::decide_line(
@@ -112,14 +117,17 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                             escape,
                             Approval::Resolve(terminal),
                         );
-                        approved_line.clone_from(&decided.approved);
+                        approved_line = decided.approved.clone().map(|how| (req.number, how));
+                        numbers.judged(req.number);
                         current_line = super::protocol::line_text(&req.text).map(str::to_string);
                         decided
                     }
                     Unit::Command => {
                         // Only the server's own memory of the line counts, never the flag alone.
                         let approval = match &approved_line {
-                            Some(how) if req.of_approved_line => Approval::OfTheLine(how),
+                            Some((line, how)) if req.of_approved_line && *line == req.number => {
+                                Approval::OfTheLine(how)
+                            }
                             _ => Approval::Resolve(terminal),
                         };
                         // Before the first line: the login files (collapsed into their count).
@@ -133,14 +141,18 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
                             hook_refused: req.hook_refused,
                             counted,
                         };
-                        check::decide(
-                            &ctx,
-                            config,
-                            &command,
-                            Surface::Interactive,
-                            escape,
-                            approval,
-                        )
+                        if numbers.unjudged(req.number) && !check::is_exit(&req.text) {
+                            check::refuse_unjudged(&ctx, config, &req.text)
+                        } else {
+                            check::decide(
+                                &ctx,
+                                config,
+                                &command,
+                                Surface::Interactive,
+                                escape,
+                                approval,
+                            )
+                        }
                     }
                     // State only follows a `need` reply, read above.
                     Unit::State => check::Decided {
@@ -163,6 +175,36 @@ pub fn run(ctx: &Context, config: &Config) -> i32 {
         };
         if send(&mut output, &reply).is_err() {
             return end(&ctx, &tally, 1);
+        }
+    }
+}
+
+/// bash's command numbers the requests carried (`\#`, which the user cannot change): every
+/// command of a line is asked about after the line itself, so a command whose number is later
+/// than the last line judged (and than the login files', the first request's) belongs to a line
+/// the hook never asked about.
+#[derive(Default)]
+struct Numbers {
+    first: Option<u64>,
+    judged: Option<u64>,
+}
+
+impl Numbers {
+    fn seen(&mut self, number: Option<u64>) {
+        if self.first.is_none() {
+            self.first = number;
+        }
+    }
+
+    fn judged(&mut self, number: Option<u64>) {
+        self.judged = self.judged.max(number);
+    }
+
+    /// A command's number (unnumbered requests are not held to it).
+    fn unjudged(&self, number: Option<u64>) -> bool {
+        match number {
+            Some(n) => n > self.first.max(self.judged).unwrap_or(n),
+            None => false,
         }
     }
 }

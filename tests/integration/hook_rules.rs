@@ -31,10 +31,13 @@ for f in "/proc/$PPID/fd/"*; do
 done >"$GSH_STUB_DIR/fds"
 while IFS= read -r -d '' req; do
 	nonce=${req%% *} rest=${req#* }
+	flag=${rest%% *} text=${rest#* }
+	# The command number (`-:N`) is the server's to check (interactive_server.rs), not this table's.
+	flag=${flag%%:*}
 	# Whole-line requests (tests/integration/interactive_lines.rs covers them) are allowed.
-	[[ $rest == line\ * ]] && { printf '%s allow\n' "$nonce"; continue; }
-	printf '%s\0' "$req" >>"$GSH_STUB_DIR/requests"
-	if [[ $rest == "- $GSH_STUB_ALLOW" ]]; then
+	[[ $flag == line ]] && { printf '%s allow\n' "$nonce"; continue; }
+	printf '%s %s %s\0' "$nonce" "$flag" "$text" >>"$GSH_STUB_DIR/requests"
+	if [[ $flag == - && $text == "$GSH_STUB_ALLOW" ]]; then
 		printf '%s allow\n' "$nonce"
 	else
 		printf '%s deny stub\n' "$nonce"

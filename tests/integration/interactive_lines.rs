@@ -21,7 +21,7 @@ fi
 [[ $1 == --serve ]] || exit 64
 while IFS= read -r -d '' req; do
 	nonce=${req%% *} rest=${req#* }
-	if [[ $rest == guard\ * || $rest == *forbidden_tool* ]]; then
+	if [[ $rest == guard[\ :]* || $rest == *forbidden_tool* ]]; then
 		printf '%s deny stub\n' "$nonce"
 	else
 		printf '%s allow\n' "$nonce"
