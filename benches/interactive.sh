@@ -6,6 +6,7 @@
 # line judged, then its one command; target at most 1 ms).
 #   benches/interactive.sh                 (uses the installed /usr/local/bin/guarded-sh)
 #   GSH_BENCH_BINARY=target/release/guarded-sh N=3000 LINES=500 RUNS=7 benches/interactive.sh
+#   BODY=var benches/interactive.sh        (the loop's command names a variable)
 # Every decision is audited to a JSON-lines file in a scratch directory (a decision that no sink
 # records is denied, so there is no audit-off mode to measure).
 set -euo pipefail
@@ -37,9 +38,14 @@ file = "$T/audit.jsonl"
 hook = "$HOOK"
 EOF
 
-# The loop: per iteration bash runs three simple commands ((i<N)), true, ((i++)).
+# The loop: per iteration bash runs three simple commands ((i<N)), BODY, ((i++)). BODY is
+# `true` (a command that names no variable), or with BODY=var `: "$i"`, which names one: the
+# server asks the hook for its value first (one more round trip).
+body=true
 # shellcheck disable=SC2016 # expands inside the measured shell
-loop='t0=$EPOCHREALTIME; for ((i = 0; i < '"$N"'; i++)); do true; done; t1=$EPOCHREALTIME; echo "elapsed $t0 $t1"; exit'
+[[ ${BODY-} == var ]] && body=': "$i"'
+# shellcheck disable=SC2016 # expands inside the measured shell
+loop='t0=$EPOCHREALTIME; for ((i = 0; i < '"$N"'; i++)); do '"$body"'; done; t1=$EPOCHREALTIME; echo "elapsed $t0 $t1"; exit'
 
 # The lines: LINES submitted lines of one simple command each, between two time stamps.
 # shellcheck disable=SC2016 # expands inside the measured shell

@@ -10,8 +10,8 @@
 #         parameters the line names: the line is judged with the session's live state); a
 #         held line is settled by the server as on -c (a grant for the exact line, the
 #         question on the terminal, a filed request), and its own held commands are approved
-#         with it; a denied or unapproved line is refused whole: the reason is printed once, the line is
-#         abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
+#         with it; a denied or unapproved line is refused whole: the reason is printed once,
+#         the line is abandoned as Ctrl-C abandons it (`$?` is 130; a user SIGINT trap is set aside for
 #         that and put back before the next command) and any part of it still reached is
 #         skipped; the session goes on at the next prompt;
 #      b. then (for typed lines too) skips every simple command the gate denies, judged (when
