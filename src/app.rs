@@ -304,12 +304,14 @@ fn decided_record(
     started: Instant,
 ) -> Record {
     let verdict = assessment.verdict.clone();
-    Record::new(ctx, config, request.surface, request.text, verdict, started).with_evidence(
-        &assessment.analysis,
-        &assessment.signals,
-        &assessment.policy_digest,
-        &assessment.target.env,
-    )
+    assessment.evidence_for(Record::new(
+        ctx,
+        config,
+        request.surface,
+        request.text,
+        verdict,
+        started,
+    ))
 }
 
 /// Writes `record`. Every sink's failure is reported on stderr, one line each; a refusal when

@@ -5,6 +5,7 @@
 //! `facts` is the first four stages alone (what `--input` prints); `decide` starts from it.
 
 use crate::approval;
+use crate::audit::Record;
 use crate::config::Config;
 use crate::context::Context;
 use crate::decision::{self, Mode};
@@ -70,6 +71,19 @@ pub struct Assessment {
     pub input: serde_json::Value,
     /// The loaded policy, so approval re-asks it without loading or analysing again.
     loaded: Option<Rc<Policy>>,
+}
+
+impl Assessment {
+    /// `record` with the evidence this assessment's verdict rests on (what every surface that
+    /// records a gated decision adds to its record).
+    pub fn evidence_for(&self, record: Record) -> Record {
+        record.with_evidence(
+            &self.analysis,
+            &self.signals,
+            &self.policy_digest,
+            &self.target.env,
+        )
+    }
 }
 
 /// `HONEY_RISK_DISABLE` from the trusted initial environment, where the configuration allows it.

@@ -325,12 +325,14 @@ fn evidenced(
     started: Instant,
 ) -> Record {
     let verdict = assessment.verdict.clone();
-    Record::new(ctx, config, asked.surface, asked.text, verdict, started).with_evidence(
-        &assessment.analysis,
-        &assessment.signals,
-        &assessment.policy_digest,
-        &assessment.target.env,
-    )
+    assessment.evidence_for(Record::new(
+        ctx,
+        config,
+        asked.surface,
+        asked.text,
+        verdict,
+        started,
+    ))
 }
 
 /// Records the decision; what the hook is told: the verdict, unless it could not be recorded.

@@ -443,20 +443,14 @@ impl Supervisor {
             ),
             _ => assessment.verdict.clone(),
         };
-        let record = Record::new(
+        let record = assessment.evidence_for(Record::new(
             &ctx,
             &self.config,
             Surface::Exec,
             &judged.text,
             verdict.clone(),
             started,
-        )
-        .with_evidence(
-            &assessment.analysis,
-            &assessment.signals,
-            &assessment.policy_digest,
-            &assessment.target.env,
-        );
+        ));
         self.conclude(Some(call), &judged.text, verdict, Some(record), started)
     }
 
