@@ -99,6 +99,10 @@ pub struct Context {
     pub wrapped_by: Option<usize>,
     /// The arguments after the wrapped argv come from elsewhere (`xargs`, `find -exec {}`).
     pub extra_args: bool,
+    /// This command is one reading of command `reading_of`: the same command with some word
+    /// that is only known at run time replaced by one of its known alternatives
+    /// (`Word::alternatives`), so that every rule sees every value a word can take.
+    pub reading_of: Option<usize>,
 }
 
 impl Command {

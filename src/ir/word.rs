@@ -29,6 +29,12 @@ pub struct Word {
     /// expansion left as written (`"rm -rf $D"` → `rm -rf $D`). A shell string that is only
     /// partly known is analysed through it, so its visible commands are still seen.
     pub template: Option<String>,
+    /// Other fully known values the word may take, each as the fields it becomes: the default
+    /// or alternative of an expansion whose variable is only known at run time
+    /// (`${OUT:-/dev/sdb}`), a value the variable was known to have on some path, or the
+    /// standard system paths a glob can match (`/u?r`). Rules see each through the analysis's
+    /// readings of the command (`Context::reading_of`), never through `value`.
+    pub alternatives: Vec<Vec<String>>,
 }
 
 impl Word {
@@ -64,6 +70,28 @@ impl Word {
 
     pub fn is_static(&self) -> bool {
         self.value.is_some()
+    }
+
+    /// True when the word is only known at run time and has an unquoted expansion or
+    /// substitution, so it may split into several fields (`$X`, `a$(cmd)`; not `"$X"`).
+    pub fn may_split(&self) -> bool {
+        if self.value.is_some() {
+            return false;
+        }
+        let mut chars = self.raw.chars();
+        let (mut single, mut double) = (false, false);
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if !single => {
+                    chars.next();
+                }
+                '\'' if !double => single = !single,
+                '"' if !single => double = !double,
+                '$' | '`' if !single && !double => return true,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// True for a literal file-descriptor number (`2>&1`'s `1`, `>&-`).

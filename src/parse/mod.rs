@@ -7,6 +7,7 @@ mod plain;
 mod recover;
 mod shebang;
 mod unwrap;
+pub mod values;
 mod word;
 
 pub use crate::ir::*;

@@ -140,7 +140,41 @@ pub fn detect_within(analysis: &Analysis, budget: std::time::Duration) -> Vec<Si
         }
     }
     out.sort_by_key(|s| s.at);
-    out
+    without_repeated_readings(analysis, out)
+}
+
+/// Drops a signal raised on a reading of a command (`Context::reading_of`) when the command
+/// itself or an earlier reading of it already raised the same ID: a reading adds what its
+/// value reveals, not a second copy of what the written command shows.
+fn without_repeated_readings(analysis: &Analysis, signals: Vec<Signal>) -> Vec<Signal> {
+    let origin = |at: usize| {
+        let mut at = at;
+        while let Some(of) = analysis.commands.get(at).and_then(|c| c.context.reading_of) {
+            at = of;
+        }
+        at
+    };
+    let mut seen: Vec<(usize, &'static str)> = Vec::new();
+    let mut kept = Vec::with_capacity(signals.len());
+    let (readings, written): (Vec<Signal>, Vec<Signal>) = signals.into_iter().partition(|s| {
+        analysis
+            .commands
+            .get(s.at)
+            .is_some_and(|c| c.context.reading_of.is_some())
+    });
+    for s in &written {
+        seen.push((s.at, s.id()));
+    }
+    kept.extend(written);
+    for s in readings {
+        let key = (origin(s.at), s.id());
+        if !seen.contains(&key) {
+            seen.push(key);
+            kept.push(s);
+        }
+    }
+    kept.sort_by_key(|s| s.at);
+    kept
 }
 
 /// The whole catalogue, family by family.

@@ -24,7 +24,14 @@ spec!(
     "HOOK_TAMPERING",
     Critical,
     "tampers with the session hook",
-    "Defining, redefining or unsetting a `__gsh_*`/`__GSH_*` function or variable; `trap … DEBUG` in any form (`trap - DEBUG`, `trap '' debug`; `trap -p`/`-l` are fine); `enable` other than a listing or the loading of a builtin bash does not have (`enable -n trap`, `enable -d x`, `enable -f lib.so trap`, a name only known at run time); `shopt -u extdebug`/`functrace`; `set +T`/`set +o functrace`. The interactive hook re-asserts its options and marks itself readonly, so these are defence in depth. `set -o posix` is not flagged: the hook survives it (verified)."
+    "Defining, redefining or unsetting a `__gsh_*`/`__GSH_*` function or variable; `trap … DEBUG` in any form (`trap - DEBUG`, `trap '' debug`; `trap -p`/`-l` are fine), and a trap whose signal names are not fully known (`trap - ${X:-DEBUG}`, `trap '' \"$(echo DEBUG)\"`, an unquoted action only known at run time, which may split into `- DEBUG`); `builtin` with a name only known at run time; `set`/`shopt` with an option that is not fully known (`set +$o`, `shopt -u \"$opt\"`); `enable` other than a listing or the loading of a builtin bash does not have (`enable -n trap`, `enable -d x`, `enable -f lib.so trap`, a name only known at run time); `shopt -u extdebug`/`functrace`; `set +T`/`set +o functrace`. The interactive hook re-asserts its options and marks itself readonly, so these are defence in depth. `set -o posix` is not flagged: the hook survives it (verified)."
+);
+spec!(
+    COMPUTED_VARIABLE_NAME,
+    "COMPUTED_VARIABLE_NAME",
+    Medium,
+    "sets or unsets a variable whose name is only known at run time",
+    "A name given to `export`/`declare`/`typeset`/`readonly`/`local`/`unset`, `read`, `mapfile`, `printf -v`, or the target of a `declare -n` reference, that is not fully known before the command runs (`export \"$name=1\"`, `printf -v \"$1\"`, `export $(cat .env)`): it may name the gate's escape variable, a loader variable or the session hook's state. Medium on `-c`, where a script's return-by-name idiom uses it; a gated session refuses it, since the hook cannot tell which variable it writes."
 );
 spec!(
     BUILTIN_LOADED,
@@ -87,6 +94,7 @@ spec!(
 pub static SPECS: &[&Spec] = &[
     &GATE_VARIABLE_TAMPERING,
     &HOOK_TAMPERING,
+    &COMPUTED_VARIABLE_NAME,
     &BUILTIN_LOADED,
     &SHELL_ENV_INJECTION,
     &PROMPT_CODE,
@@ -131,6 +139,9 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         for var in variables(cmd) {
             variable(i, cmd, &var, out);
         }
+        if let Some(name) = computed_names(cmd).first() {
+            push_once(out, &COMPUTED_VARIABLE_NAME, i, cmd, name.shown.clone());
+        }
         hook_builtins(i, cmd, out);
         gate_files(&n, i, cmd, out);
         history(&n, i, cmd, out);
@@ -173,12 +184,19 @@ fn variables(cmd: &Command) -> Vec<Variable> {
     match base {
         _ if DECLARATIONS.contains(&base) && !prints_only(cmd) => {
             let unexport = base == "export" && cmd.has_arg("-n");
+            let operands = cmd.args.iter().filter(|w| !listing(w));
             vars.extend(
-                cmd.args
-                    .iter()
-                    .filter(|w| !listing(w))
+                operands
+                    .clone()
                     .filter_map(|w| operand_variable(w, unexport)),
             );
+            if base != "export" && cmd.short_flags().contains('n') {
+                // `declare -n ref=__gsh_state`: writing `ref` writes the variable it names.
+                vars.extend(operands.filter_map(|w| {
+                    let (_, target) = w.value()?.split_once('=')?;
+                    operand_variable(&Word::literal(target), false)
+                }));
+            }
         }
         "unset" => vars.extend(
             cmd.args
@@ -217,6 +235,45 @@ fn variables(cmd: &Command) -> Vec<Variable> {
         _ => {}
     }
     vars
+}
+
+/// The words `cmd` uses as variable names (assigned, unset or referred to by `declare -n`)
+/// whose name is not fully known: a nameref target or a name built at run time.
+fn computed_names(cmd: &Command) -> Vec<&Word> {
+    let Some(base) = cmd.base() else {
+        return Vec::new();
+    };
+    let listing = |w: &&Word| w.value().is_some_and(|v| v.starts_with(['-', '+']));
+    let names: Vec<&Word> = match base {
+        _ if DECLARATIONS.contains(&base) && !prints_only(cmd) => {
+            cmd.args.iter().filter(|w| !listing(w)).collect()
+        }
+        "unset" => cmd.args.iter().filter(|w| !listing(w)).collect(),
+        "read" | "mapfile" | "readarray" => operands_skipping(cmd, "adinNptuCc", &[]),
+        "printf" => cmd
+            .args
+            .windows(2)
+            .filter(|pair| pair[0].value() == Some("-v"))
+            .map(|pair| &pair[1])
+            .collect(),
+        _ => return Vec::new(),
+    };
+    let nameref = DECLARATIONS.contains(&base) && cmd.short_flags().contains('n');
+    names
+        .into_iter()
+        .filter(|w| !name_known(w, nameref))
+        .collect()
+}
+
+/// True when the variable name in `word` (`NAME`, `NAME=value`, `NAME+=v`, `NAME[i]=v`) is
+/// fully known; for a `declare -n` reference, the name it refers to must be known too.
+fn name_known(word: &Word, nameref: bool) -> bool {
+    let text = word.value().unwrap_or(&word.static_prefix);
+    match text.split_once('=') {
+        Some((_, target)) if nameref => word.value().is_some() && !target.is_empty(),
+        Some(_) => true,
+        None => word.value().is_some(),
+    }
 }
 
 /// `declare -f NAME`, `typeset -p NAME`: listings that change nothing.
@@ -314,10 +371,17 @@ fn hook_builtins(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     let tampers = match base {
         "trap" => {
             !cmd.has_any_arg(&["-p", "-l"])
-                && values.iter().any(|v| {
+                && (values.iter().any(|v| {
                     let upper = v.to_ascii_uppercase();
                     upper == "DEBUG" || upper == "SIGDEBUG"
-                })
+                }) || trap_signals_computed(cmd))
+        }
+        "builtin" => cmd.args.first().is_some_and(|w| w.value().is_none()),
+        "shopt" => {
+            let flags = cmd.short_flags();
+            let queries_only = !flags.is_empty() && flags.chars().all(|c| matches!(c, 'p' | 'q'));
+            (flags.contains('u') && cmd.has_any_arg(&["extdebug", "functrace"]))
+                || !queries_only && cmd.args.iter().any(|w| w.value().is_none())
         }
         "enable" => {
             let listing_only = values
@@ -329,18 +393,47 @@ fn hook_builtins(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
             }
             !listing_only || cmd.args.iter().any(|w| w.value().is_none())
         }
-        "shopt" => cmd.short_flags().contains('u') && cmd.has_any_arg(&["extdebug", "functrace"]),
         "set" => {
             values.iter().any(|v| v.starts_with('+') && v.contains('T'))
                 || values
                     .windows(2)
                     .any(|w| w[0] == "+o" && w[1] == "functrace")
+                || set_option_computed(cmd)
         }
         _ => false,
     };
     if tampers {
         push_once(out, &HOOK_TAMPERING, i, cmd, cmd.text());
     }
+}
+
+/// A `trap` whose signal names are not all known: any signal word only known at run time, or
+/// an action only known at run time that is unquoted (it may split into `-` and a signal) or
+/// alone (then it is itself a signal name).
+fn trap_signals_computed(cmd: &Command) -> bool {
+    let mut operands = cmd.args.iter().skip_while(|w| w.value() == Some("--"));
+    let Some(action) = operands.next() else {
+        return false;
+    };
+    let signals: Vec<&Word> = operands.collect();
+    signals.iter().any(|w| w.value().is_none())
+        || action.value().is_none() && (signals.is_empty() || action.may_split())
+}
+
+/// `set` with an option word not fully known before the first operand or `--` (`set +$o`,
+/// `set -o "$name"`, `set $flags`); an operand that starts with known text other than `-`/`+`
+/// ends the options.
+fn set_option_computed(cmd: &Command) -> bool {
+    for w in &cmd.args {
+        match w.value() {
+            Some("--" | "-") => return false,
+            Some(v) if !v.starts_with(['-', '+']) => return false,
+            Some(_) => {}
+            None if w.static_prefix.starts_with(|c: char| c != '-' && c != '+') => return false,
+            None => return true,
+        }
+    }
+    false
 }
 
 /// The builtins bash has: `enable -f` over one of these replaces it.

@@ -35,6 +35,16 @@ impl Lowerer<'_> {
             self.vars.set(name, None);
         } else if let Some(elements) = self.pending_array.take() {
             self.vars.set_array(name, elements);
+        } else if value.value().is_none() && !value.alternatives.is_empty() {
+            let single = value
+                .alternatives
+                .iter()
+                .filter_map(|fields| match &fields[..] {
+                    [one] => Some(one.clone()),
+                    [] => Some(String::new()),
+                    _ => None,
+                });
+            self.vars.set_possible(name, single.collect());
         } else {
             self.vars.set(name, value.value().map(str::to_string));
         }

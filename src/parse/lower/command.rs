@@ -6,6 +6,7 @@ use super::structure::is_statement;
 use super::word::WordState;
 use super::{Ctx, Lowerer};
 use crate::ir::{Command, Redirect, Stdin, Substitution, Word};
+use crate::parse::values::MAX_READINGS;
 use tree_sitter::Node;
 
 impl Lowerer<'_> {
@@ -127,8 +128,11 @@ impl Lowerer<'_> {
         cmd.args = args;
         cmd.assignments = assignments;
         cmd.redirects = redirects;
+        let reading = cmd.context.reading_of.is_some();
         self.mark_executed(&executed);
-        self.track_constants(index);
+        if !reading {
+            self.track_constants(index);
+        }
         let snapshot = self.out.commands.get(index).cloned();
         if let Some(cmd) = snapshot {
             self.follow(index, &cmd, ctx);
@@ -140,6 +144,80 @@ impl Lowerer<'_> {
                     self.vars.forget_all();
                 }
             }
+            if !reading {
+                self.readings(index, &cmd, ctx);
+            }
+        }
+    }
+
+    /// Lowers the readings of command `index` (see `Context::reading_of`): one with every word
+    /// that has alternatives taking its first, then one per further alternative, at most
+    /// `MAX_READINGS`. Each is finished as a command of its own, so wrappers and shell strings
+    /// in it are followed too.
+    fn readings(&mut self, index: usize, cmd: &Command, ctx: &Ctx) {
+        let mut slots: Vec<&[Vec<String>]> = vec![&cmd.name.alternatives];
+        slots.extend(cmd.args.iter().map(|w| w.alternatives.as_slice()));
+        slots.extend(
+            cmd.redirects
+                .iter()
+                .map(|r| r.target.alternatives.as_slice()),
+        );
+        if slots.iter().all(|s| s.is_empty()) {
+            return;
+        }
+        let mut choices: Vec<Vec<Option<usize>>> =
+            vec![slots.iter().map(|s| (!s.is_empty()).then_some(0)).collect()];
+        for (slot, alternatives) in slots.iter().enumerate() {
+            for alternative in 1..alternatives.len() {
+                let mut choice = vec![None; slots.len()];
+                choice[slot] = Some(alternative);
+                choices.push(choice);
+            }
+        }
+        let mut seen = Vec::new();
+        for choice in choices.into_iter().take(MAX_READINGS) {
+            let mut words: Vec<Word> = Vec::new();
+            for (slot, word) in std::iter::once(&cmd.name).chain(&cmd.args).enumerate() {
+                match choice[slot] {
+                    Some(k) => words.extend(slots[slot][k].iter().map(|v| reading_word(word, v))),
+                    None => words.push(word.clone()),
+                }
+            }
+            let offset = 1 + cmd.args.len();
+            let mut redirects = cmd.redirects.clone();
+            for (r, redirect) in redirects.iter_mut().enumerate() {
+                if let Some(k) = choice[offset + r] {
+                    if let [one] = &slots[offset + r][k][..] {
+                        redirect.target = reading_word(&redirect.target, one);
+                    }
+                }
+            }
+            let key: Vec<Option<String>> = words
+                .iter()
+                .chain(redirects.iter().map(|r| &r.target))
+                .map(|w| w.value().map(str::to_string))
+                .collect();
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            let mut reading = ctx.clone();
+            reading.ir.reading_of = Some(index);
+            reading.stdin = Some(cmd.stdin.clone());
+            let at = self.reserve(&reading);
+            let name = if words.is_empty() {
+                Word::default()
+            } else {
+                words.remove(0)
+            };
+            self.finish(
+                at,
+                name,
+                words,
+                cmd.assignments.clone(),
+                redirects,
+                &reading,
+            );
         }
     }
 
@@ -208,4 +286,19 @@ impl Lowerer<'_> {
             }
         }
     }
+}
+
+/// `word` as the known `value` one of its readings gives it.
+fn reading_word(word: &Word, value: &str) -> Word {
+    Word {
+        raw: word.raw.clone(),
+        shown: value.to_string(),
+        static_prefix: value.to_string(),
+        unguarded_param: false,
+        glob: false,
+        alternatives: Vec::new(),
+        template: None,
+        ..word.clone()
+    }
+    .with_value(Some(value.to_string()))
 }

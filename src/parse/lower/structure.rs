@@ -25,7 +25,8 @@ impl Lowerer<'_> {
             "list" => self.list(src, node, &inner),
             "for_statement" => {
                 if let Some(var) = node.child_by_field_name("variable") {
-                    self.vars.set(text(src, var), None);
+                    let values = loop_values(src, node);
+                    self.vars.set_possible(text(src, var), values);
                 }
                 self.sequence(src, node, &inner);
             }
@@ -251,4 +252,24 @@ pub(super) fn is_statement(kind: &str) -> bool {
             | "do_group"
             | "program"
     )
+}
+
+/// The known values of a `for` loop's list, when every item is plain text (`for d in /dev/sda
+/// /dev/sd{b,c}`): the loop variable is only known at run time, but it is one of these.
+fn loop_values(src: &str, node: Node) -> Vec<String> {
+    let mut cursor = node.walk();
+    let mut values = Vec::new();
+    for item in node.children_by_field_name("value", &mut cursor) {
+        let written = text(src, item);
+        if written.contains(['$', '`', '\'', '"', '\\']) {
+            return Vec::new();
+        }
+        let mut chars = crate::parse::word::Chars::default();
+        chars.push_str(written, crate::parse::word::CharKind::Literal);
+        match chars.expand_with(crate::parse::word::DEFAULT_IFS, super::MAX_BRACE) {
+            Some(fields) => values.extend(fields.into_iter().map(|(v, _)| v)),
+            None => return Vec::new(),
+        }
+    }
+    values
 }

@@ -40,7 +40,7 @@ impl Lowerer<'_> {
         match self.static_output(start, end) {
             Some(value) if quoted => state.literal(&value, CharKind::Quoted),
             Some(value) if !self.vars.ifs_unknown => {
-                state.chars.push_str(&value, CharKind::Expanded);
+                state.known(&value, CharKind::Expanded);
                 state.template.push_str(&value);
             }
             _ => state.opaque(),

@@ -15,6 +15,9 @@ pub(super) struct Vars {
     pub(super) ifs: Option<String>,
     /// `IFS` was assigned a run-time value: unquoted expansions split unpredictably.
     pub(super) ifs_unknown: bool,
+    /// For a variable only known at run time, the known values it may have (`X=${Y:-/dev/sdb}`,
+    /// a `for` loop's list): `$X` then has those readings.
+    pub(super) possible: HashMap<String, Vec<String>>,
 }
 
 /// What a parameter expands to, when known.
@@ -69,6 +72,7 @@ impl Vars {
 
     pub(super) fn set(&mut self, name: &str, value: Option<String>) {
         self.arrays.remove(name);
+        self.possible.remove(name);
         if name == "IFS" {
             self.ifs_unknown = value.is_none();
             self.ifs = value.clone();
@@ -81,6 +85,20 @@ impl Vars {
                 self.named.remove(name);
             }
         }
+    }
+
+    /// `name` is only known at run time but may be one of `values` (bounded).
+    pub(super) fn set_possible(&mut self, name: &str, values: Vec<String>) {
+        self.set(name, None);
+        if !values.is_empty() {
+            let values = values.into_iter().take(crate::parse::values::MAX_READINGS);
+            self.possible.insert(name.to_string(), values.collect());
+        }
+    }
+
+    /// The known values `name` may have when it is only known at run time.
+    pub(super) fn alternatives(&self, name: &str) -> Vec<String> {
+        self.possible.get(name).cloned().unwrap_or_default()
     }
 
     /// After code that may set anything (`eval "$x"`, `. "$f"`): nothing is known any more,

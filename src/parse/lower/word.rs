@@ -5,6 +5,7 @@
 use super::vars::Value;
 use super::{text, Ctx, Lowerer, MAX_BRACE, MAX_RAW};
 use crate::ir::{decode_ansi_c, Word};
+use crate::parse::values::{self, Operator, MAX_READINGS};
 use crate::parse::word::{unescape_double_quoted, unescape_unquoted, CharKind, Chars};
 use tree_sitter::Node;
 
@@ -24,13 +25,38 @@ pub(super) struct WordState {
     pub(super) template: String,
     /// A part that a template cannot stand for (a substitution) was seen.
     pub(super) no_template: bool,
+    /// The fully known readings of a word that is only known at run time: each default or
+    /// alternative of an expansion taken, or a value the variable is known to have had.
+    pub(super) readings: Readings,
+}
+
+/// The known readings of a word (see `Word::alternatives`).
+#[derive(Clone, Debug, Default)]
+pub(super) enum Readings {
+    /// No expansion with alternatives yet: `chars` is the only reading.
+    #[default]
+    Main,
+    /// Each reading's characters so far.
+    Forked(Vec<Chars>),
+    /// A part with no known value: no reading is fully known.
+    Lost,
 }
 
 impl WordState {
     pub(super) fn literal(&mut self, text: &str, kind: CharKind) {
-        self.chars.push_str(text, kind);
+        self.known(text, kind);
         self.shown.push_str(text);
         self.template.push_str(text);
+    }
+
+    /// Known characters (literal text or a known value) added to the value and every reading.
+    pub(super) fn known(&mut self, text: &str, kind: CharKind) {
+        self.chars.push_str(text, kind);
+        if let Readings::Forked(readings) = &mut self.readings {
+            for r in readings {
+                r.push_str(text, kind);
+            }
+        }
     }
 
     /// Unquoted word text: backslash escapes removed, the rest literal.
@@ -39,13 +65,45 @@ impl WordState {
         unescape_unquoted(text, &mut chars);
         self.shown.extend(chars.0.iter().map(|(c, _)| *c));
         self.template.extend(chars.0.iter().map(|(c, _)| *c));
+        if let Readings::Forked(readings) = &mut self.readings {
+            for r in readings {
+                r.0.extend(chars.0.iter().copied());
+            }
+        }
         self.chars.0.extend(chars.0);
     }
 
+    /// A part only known at run time, with no known reading.
     pub(super) fn dynamic(&mut self) {
+        self.dynamic_with(&[], CharKind::Quoted);
+    }
+
+    /// A part only known at run time that may also take one of `alternatives` (each a known
+    /// value, added as `kind` characters): every reading so far forks into one per alternative.
+    pub(super) fn dynamic_with(&mut self, alternatives: &[String], kind: CharKind) {
         if !self.dynamic {
             self.prefix = self.chars.0.iter().map(|(c, _)| *c).collect();
         }
+        let before = match std::mem::take(&mut self.readings) {
+            Readings::Main if !self.dynamic => vec![self.chars.clone()],
+            Readings::Forked(readings) => readings,
+            Readings::Main | Readings::Lost => Vec::new(),
+        };
+        let mut after = Vec::new();
+        for reading in &before {
+            for alternative in alternatives {
+                if after.len() < MAX_READINGS {
+                    let mut r = reading.clone();
+                    r.push_str(alternative, kind);
+                    after.push(r);
+                }
+            }
+        }
+        self.readings = if after.is_empty() {
+            Readings::Lost
+        } else {
+            Readings::Forked(after)
+        };
         self.dynamic = true;
     }
 
@@ -97,7 +155,19 @@ impl Lowerer<'_> {
                 .0
                 .iter()
                 .any(|(c, k)| *k != CharKind::Quoted && matches!(c, '*' | '?' | '['));
-            return vec![Word { glob, ..base }];
+            let alternatives = match &state.readings {
+                Readings::Forked(readings) if state.dynamic => readings
+                    .iter()
+                    .filter_map(|r| r.expand_with(self.vars.ifs(), MAX_BRACE))
+                    .map(with_system_matches)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            return vec![Word {
+                glob,
+                alternatives,
+                ..base
+            }];
         };
         if expanded.is_empty() {
             // An unquoted expansion of an empty constant: the word disappears.
@@ -112,7 +182,17 @@ impl Lowerer<'_> {
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || "._-/+".contains(c));
                 let obfuscated = plain && raw != value && !raw.contains('{');
+                let matches = if glob {
+                    values::system_matches(&value)
+                } else {
+                    Vec::new()
+                };
                 Word {
+                    alternatives: if matches.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![matches]
+                    },
                     shown: if single {
                         base.shown.clone()
                     } else {
@@ -255,36 +335,49 @@ impl Lowerer<'_> {
         state.shown.push_str(name);
         let special = matches!(name, "$" | "?" | "#" | "!" | "-" | "0") || name.starts_with('#');
         let (subscript, op) = split_subscript(op);
-        let guarded = op.starts_with(":?") || op.starts_with('?');
-        // `${D:?}`, `${D:-x}`, `${D:=x}` (and the colon-less forms) expand to D's value when D is
-        // set; with a known constant that is the value (`D=/; rm -rf "${D:?}"` deletes `/`).
-        let uses_value = op.is_empty()
-            || [":?", ":-", ":=", "?", "-", "="]
-                .iter()
-                .any(|o| op.starts_with(o));
-        let colon = op.starts_with(':');
-        let known = if uses_value && !name.starts_with('!') && !name.starts_with('#') {
-            self.vars
-                .lookup(name, subscript)
-                .filter(|v| !(colon && matches!(v, Value::One(s) if s.is_empty())))
-        } else {
-            None
+        let operator = Operator::parse(op);
+        let guarded = operator == Operator::Guard;
+        // `${!name}` follows a known name to its variable; `${!prefix*}` and `${!a[@]}` list
+        // names and keys, which stay unknown.
+        let target = match name.strip_prefix('!') {
+            Some(n) if subscript.is_none() && !n.ends_with(['@', '*']) && !n.is_empty() => {
+                self.vars.get(n).filter(|t| is_variable_name(t))
+            }
+            Some(_) => None,
+            None if name.starts_with('#') => None,
+            None => Some(name.to_string()),
         };
         let kind = if quoted {
             CharKind::Quoted
         } else {
             CharKind::Expanded
         };
-        match known {
-            Some(_) if !quoted && self.vars.ifs_unknown => {
+        let known = target
+            .as_deref()
+            .and_then(|t| self.vars.lookup(t, subscript));
+        let possible: Vec<String> = target
+            .as_deref()
+            .map(|t| self.vars.alternatives(t))
+            .unwrap_or_default();
+        match (known, &operator) {
+            (Some(_), _) if !quoted && self.vars.ifs_unknown => {
                 state.opaque();
                 state.unguarded = true;
             }
-            Some(Value::One(value)) => {
-                state.chars.push_str(&value, kind);
-                state.template.push_str(&value);
-            }
-            Some(Value::Fields(fields)) => {
+            (Some(Value::One(value)), _) => match self.expanded(&value, &operator) {
+                Some(v) => {
+                    state.known(&v, kind);
+                    state.template.push_str(&v);
+                }
+                None => {
+                    state.dynamic();
+                    state.template.push_str(raw);
+                }
+            },
+            (
+                Some(Value::Fields(fields)),
+                Operator::Plain | Operator::Guard | Operator::Default { .. },
+            ) => {
                 for (i, field) in fields.iter().enumerate() {
                     if i > 0 {
                         let sep = if quoted {
@@ -292,15 +385,34 @@ impl Lowerer<'_> {
                         } else {
                             CharKind::Expanded
                         };
-                        state.chars.0.push((' ', sep));
+                        state.known(" ", sep);
                         state.template.push(' ');
                     }
-                    state.chars.push_str(field, kind);
+                    state.known(field, kind);
                     state.template.push_str(field);
                 }
             }
-            None => {
-                state.dynamic();
+            (known, _) => {
+                // Only known at run time: its readings are the variable's known possible
+                // values through the operator, and the operator's own word where it has one.
+                let mut readings: Vec<String> = if known.is_some() {
+                    Vec::new()
+                } else {
+                    possible
+                        .iter()
+                        .filter_map(|v| self.expanded(v, &operator))
+                        .collect()
+                };
+                match operator {
+                    Operator::Default { word, .. } => readings.extend(self.word_value(word)),
+                    Operator::Alternative { word, .. } => {
+                        readings.push(String::new());
+                        readings.extend(self.word_value(word));
+                    }
+                    _ => {}
+                }
+                readings.dedup();
+                state.dynamic_with(&readings, kind);
                 state.template.push_str(raw);
                 if guarded {
                     state.guarded = true;
@@ -310,6 +422,59 @@ impl Lowerer<'_> {
             }
         }
     }
+
+    /// A known `value` through `operator`: itself, the default when it is empty (`${V:-w}`),
+    /// the alternative word, or an evaluated transform; `None` when not statically known.
+    fn expanded(&self, value: &str, operator: &Operator) -> Option<String> {
+        match *operator {
+            Operator::Plain | Operator::Guard => Some(value.to_string()),
+            Operator::Default { colon, word } if colon && value.is_empty() => self.word_value(word),
+            Operator::Default { .. } => Some(value.to_string()),
+            Operator::Alternative { colon, .. } if colon && value.is_empty() => Some(String::new()),
+            Operator::Alternative { word, .. } => self.word_value(word),
+            Operator::Transform(op) => values::transform(value, op),
+        }
+    }
+
+    /// The value of an operator's word: literal text, or one known `$NAME`/`${NAME}`.
+    fn word_value(&self, word: &str) -> Option<String> {
+        if let Some(v) = values::literal_word(word) {
+            return Some(v);
+        }
+        let name = word.strip_prefix('$')?;
+        let name = name
+            .strip_prefix('{')
+            .and_then(|n| n.strip_suffix('}'))
+            .unwrap_or(name);
+        if !is_variable_name(name) {
+            return None;
+        }
+        self.vars.get(name)
+    }
+}
+
+fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// A reading's fields, each glob that can only match standard system paths replaced by them.
+fn with_system_matches(fields: Vec<(String, bool)>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (value, glob) in fields {
+        let matches = if glob {
+            values::system_matches(&value)
+        } else {
+            Vec::new()
+        };
+        if matches.is_empty() {
+            out.push(value);
+        } else {
+            out.extend(matches);
+        }
+    }
+    out
 }
 
 /// Splits `[sub]rest` into the subscript and the rest of the operator.
