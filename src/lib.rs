@@ -32,7 +32,7 @@ pub mod parse;
 pub mod payload;
 pub mod policy;
 pub mod preflight;
-pub(crate) mod programs;
+pub mod programs;
 pub(crate) mod review;
 pub mod script_files;
 pub(crate) mod shell;

@@ -403,7 +403,14 @@ fn writes_a_file(cmd: &Command) -> bool {
 /// Classes by subcommand for multi-purpose tools; `None` when the tool is not one of them.
 fn by_subcommand(cmd: &Command, base: &str) -> Option<CommandClass> {
     use CommandClass::*;
-    let words: Vec<&str> = cmd.arg_values().filter(|v| !v.starts_with('-')).collect();
+    // A catalogued tool's subcommand comes after its global options (`git -C DIR push`).
+    let words: Vec<&str> = match crate::programs::tools::tool(base) {
+        Some(tool) => crate::programs::tools::subcommand(tool, &cmd.args)
+            .into_iter()
+            .flatten()
+            .collect(),
+        None => cmd.arg_values().filter(|v| !v.starts_with('-')).collect(),
+    };
     let sub = words.first().copied().unwrap_or_default();
     let flag = |letters: &str| cmd.short_flags().contains(|c| letters.contains(c));
     Some(match base {

@@ -42,7 +42,7 @@ mod interpreters;
 mod limits;
 mod permissions;
 mod persistence;
-mod platform;
+pub mod platform;
 mod python;
 mod reverse_shell;
 mod secrets;

@@ -1,8 +1,11 @@
-//! Platform and cloud operations of the reference catalogue: Kubernetes, Helm, Docker, AWS and
-//! gcloud deletes and mutations. Subcommands are matched by position, not anywhere in argv.
+//! Operations of subcommand tools: the reference catalogue's Kubernetes, Helm, Docker, AWS and
+//! gcloud deletes and mutations, and git history, infrastructure as code, cloud resources,
+//! storage pools, virtual machines and accounts. Which subcommand raises which entry is data
+//! (`programs::tools`); subcommands are found after the tool's global options, by position.
 
 use super::{Family, Severity, Signal, Spec};
-use crate::ir::{Analysis, Command};
+use crate::ir::Analysis;
+use crate::programs::tools;
 
 /// The family of every entry declared below.
 const FAMILY: Family = Family::Platform;
@@ -71,6 +74,77 @@ spec!(
     "`gcloud … delete`."
 );
 
+spec!(
+    GIT_DESTRUCTIVE,
+    "GIT_DESTRUCTIVE",
+    High,
+    Destructive,
+    "rewrites git history or discards work",
+    "`git push --force` (and `-f`, `--force-with-lease`, a `+refspec`, `--mirror`, `--delete`), `reset --hard`, `clean -f`, `branch -D`, `filter-branch`/`filter-repo`, `reflog expire --expire=now`, `gc --prune=now`, `checkout -f`/`checkout .`, `restore .`, `stash clear`/`drop`, `update-ref -d`, found after any global option (`git -C DIR`, `git -c k=v`). Dry runs (`-n`, `--dry-run`) are not flagged."
+);
+spec!(
+    INFRA_DESTROY,
+    "INFRA_DESTROY",
+    High,
+    Destructive,
+    "destroys infrastructure",
+    "`terraform`/`tofu`/`terragrunt destroy`, `apply -destroy`, `state rm`, `workspace delete`; `pulumi destroy`, `stack rm`; `cdk destroy`; `serverless remove`; `eksctl delete cluster|nodegroup`, after any global option (`-chdir=DIR`)."
+);
+spec!(
+    INFRA_UNREVIEWED_APPLY,
+    "INFRA_UNREVIEWED_APPLY",
+    High,
+    "applies infrastructure changes without review",
+    "`terraform apply -auto-approve`, `pulumi up --yes`: the plan is not shown to anyone before it changes real infrastructure. Applying a saved, reviewed plan file (`terraform apply tfplan`) is not flagged."
+);
+spec!(
+    CLOUD_RESOURCE_DELETE,
+    "CLOUD_RESOURCE_DELETE",
+    High,
+    Destructive,
+    "deletes cloud resources",
+    "`aws SERVICE delete-*` (databases, clusters, tables, users, stacks, buckets), `gcloud storage rm --recursive`, `gsutil rm -r`/`rb`, `az … delete`, `doctl`/`hcloud` deletes. Dry runs are not flagged."
+);
+spec!(
+    STORAGE_DESTROY,
+    "STORAGE_DESTROY",
+    High,
+    Destructive,
+    "destroys a storage pool, volume or snapshot",
+    "`zfs destroy` (not `-n`), `zfs rollback -r`, `zpool destroy|labelclear`, `lvremove`/`vgremove`/`pvremove` (not `--test`), `mdadm --zero-superblock`, `btrfs subvolume delete`."
+);
+spec!(
+    VM_DESTROY,
+    "VM_DESTROY",
+    High,
+    Destructive,
+    "destroys a virtual machine or container host",
+    "`virsh destroy|undefine|vol-delete|pool-delete`, `lxc`/`incus`/`multipass delete`, `vagrant destroy`, Proxmox `qm`/`pct destroy`, `VBoxManage unregistervm --delete`."
+);
+spec!(
+    CONTAINER_VOLUME_DELETE,
+    "CONTAINER_VOLUME_DELETE",
+    High,
+    Destructive,
+    "deletes a container volume and its data",
+    "`docker volume rm` (and podman's, nerdctl's): the data in the volume goes with it."
+);
+spec!(
+    ACCOUNT_DELETE,
+    "ACCOUNT_DELETE",
+    High,
+    Destructive,
+    "deletes a user account",
+    "`userdel`, `deluser`: the account (and with `-r`/`--remove-home` its files) is gone."
+);
+spec!(
+    PASSWORD_REMOVED,
+    "PASSWORD_REMOVED",
+    High,
+    "removes an account's password",
+    "`passwd -d USER`: the account then logs in with no password where the PAM configuration allows empty ones."
+);
+
 pub static SPECS: &[&Spec] = &[
     &KUBECTL_DELETE,
     &KUBECTL_MUTATE,
@@ -81,115 +155,52 @@ pub static SPECS: &[&Spec] = &[
     &AWS_S3_RM_RECURSIVE,
     &AWS_EC2_TERMINATE,
     &GCLOUD_DELETE,
+    &GIT_DESTRUCTIVE,
+    &INFRA_DESTROY,
+    &INFRA_UNREVIEWED_APPLY,
+    &CLOUD_RESOURCE_DELETE,
+    &STORAGE_DESTROY,
+    &VM_DESTROY,
+    &CONTAINER_VOLUME_DELETE,
+    &ACCOUNT_DELETE,
+    &PASSWORD_REMOVED,
 ];
 
-/// Global options that take a value in the next word (`kubectl --context prod delete …`).
-const VALUE_OPTIONS: &[&str] = &[
-    "-n",
-    "--namespace",
-    "--context",
-    "--kubeconfig",
-    "--cluster",
-    "--user",
-    "-s",
-    "--server",
-    "--as",
-    "--as-group",
-    "--token",
-    "--kube-context",
-    "-H",
-    "--host",
-    "--config",
-    "--log-level",
-    "--profile",
-    "--region",
-    "--endpoint-url",
-    "--output",
-    "--project",
-    "--account",
-    "--configuration",
-    "--zone",
-    "-c",
-    "-l",
-    "--selector",
-];
-
-/// The first three subcommand words: non-option words, skipping the values of known options.
-fn subcommands(cmd: &Command) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut values = cmd.args.iter().map(|w| w.value());
-    while let Some(v) = values.next() {
-        match v {
-            Some(v) if VALUE_OPTIONS.contains(&v) => {
-                values.next();
-            }
-            Some(v) if !v.starts_with('-') => out.push(v),
-            _ => {}
-        }
-        if out.len() == 3 {
-            break;
-        }
-    }
-    out
+/// The entry a `programs::tools` row names, by its name here (`KUBECTL_MUTATE`, whose ID is
+/// `KUBECTL_DELETE`).
+pub fn spec_named(name: &str) -> Option<&'static Spec> {
+    Some(match name {
+        "KUBECTL_DELETE" => &KUBECTL_DELETE,
+        "KUBECTL_MUTATE" => &KUBECTL_MUTATE,
+        "KUBECTL_APPLY_REMOTE" => &KUBECTL_APPLY_REMOTE,
+        "HELM_UNINSTALL" => &HELM_UNINSTALL,
+        "DOCKER_RM_FORCE" => &DOCKER_RM_FORCE,
+        "DOCKER_SYSTEM_PRUNE" => &DOCKER_SYSTEM_PRUNE,
+        "AWS_S3_RM_RECURSIVE" => &AWS_S3_RM_RECURSIVE,
+        "AWS_EC2_TERMINATE" => &AWS_EC2_TERMINATE,
+        "GCLOUD_DELETE" => &GCLOUD_DELETE,
+        "GIT_DESTRUCTIVE" => &GIT_DESTRUCTIVE,
+        "INFRA_DESTROY" => &INFRA_DESTROY,
+        "INFRA_UNREVIEWED_APPLY" => &INFRA_UNREVIEWED_APPLY,
+        "CLOUD_RESOURCE_DELETE" => &CLOUD_RESOURCE_DELETE,
+        "STORAGE_DESTROY" => &STORAGE_DESTROY,
+        "VM_DESTROY" => &VM_DESTROY,
+        "CONTAINER_VOLUME_DELETE" => &CONTAINER_VOLUME_DELETE,
+        "ACCOUNT_DELETE" => &ACCOUNT_DELETE,
+        "PASSWORD_REMOVED" => &PASSWORD_REMOVED,
+        _ => return None,
+    })
 }
 
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
     for (i, cmd) in a.commands.iter().enumerate() {
-        let Some(base) = cmd.base() else { continue };
+        let Some(tool) = cmd.base().and_then(tools::tool) else {
+            continue;
+        };
+        let Some(spec) = tools::matching_rule(tool, cmd).and_then(|r| spec_named(r.signal)) else {
+            continue;
+        };
         let args: Vec<String> = cmd.args.iter().map(|w| w.shown.clone()).collect();
-        let sub = subcommands(cmd);
-        let first = sub.first().copied().unwrap_or_default();
-        match base {
-            "kubectl" | "oc" => {
-                if first == "delete" {
-                    out.push(KUBECTL_DELETE.on(i, cmd, args));
-                } else if matches!(first, "apply" | "create" | "replace")
-                    && cmd.arg_values().any(|v| {
-                        v.starts_with("http://")
-                            || v.starts_with("https://")
-                            || v.starts_with("-f=http")
-                            || v.starts_with("--filename=http")
-                    })
-                {
-                    out.push(KUBECTL_APPLY_REMOTE.on(i, cmd, args));
-                } else if matches!(first, "scale" | "drain" | "cordon") {
-                    out.push(KUBECTL_MUTATE.on(i, cmd, args));
-                }
-            }
-            "helm" if matches!(first, "uninstall" | "delete" | "del" | "un") => {
-                out.push(HELM_UNINSTALL.on(i, cmd, args))
-            }
-            "docker" | "podman" | "nerdctl" => {
-                let force = cmd.has_any_arg(&["-f", "--force"]) || cmd.short_flags().contains('f');
-                if matches!(first, "rm" | "rmi") && force
-                    || (first == "container" || first == "image")
-                        && sub.get(1) == Some(&"rm")
-                        && force
-                {
-                    out.push(DOCKER_RM_FORCE.on(i, cmd, args));
-                } else if sub.contains(&"prune") {
-                    out.push(DOCKER_SYSTEM_PRUNE.on(i, cmd, args));
-                }
-            }
-            "aws" => {
-                if first == "s3"
-                    && (sub.get(1) == Some(&"rm") && cmd.has_arg("--recursive")
-                        || sub.get(1) == Some(&"rb") && cmd.has_arg("--force"))
-                {
-                    out.push(AWS_S3_RM_RECURSIVE.on(i, cmd, args));
-                } else if first == "ec2" && sub.get(1) == Some(&"terminate-instances") {
-                    out.push(AWS_EC2_TERMINATE.on(i, cmd, args));
-                }
-            }
-            "gcloud"
-                if cmd
-                    .arg_values()
-                    .take_while(|v| !v.starts_with("--"))
-                    .any(|v| v == "delete") =>
-            {
-                out.push(GCLOUD_DELETE.on(i, cmd, args))
-            }
-            _ => {}
-        }
+        out.push(spec.on(i, cmd, args));
     }
 }

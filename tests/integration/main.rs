@@ -61,3 +61,4 @@ mod shell_surface;
 mod shell_table;
 mod strict_defaults;
 mod supervise;
+mod tools;

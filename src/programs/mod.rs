@@ -1,6 +1,9 @@
 //! Programs known by name, shared by every layer of the analysis: the shells whose `-c` string
 //! and stdin are shell code, and the interpreters that run a program given inline or on stdin.
-//! Data only; `parse`, `interp` and `signals` all read it.
+//! Data only; `parse`, `interp` and `signals` all read it. Subcommand tools (git, kubectl,
+//! terraform…), their global options and their destructive subcommands are in [`tools`].
+
+pub mod tools;
 
 /// Shells whose `-c` string and stdin are shell code.
 pub const SHELLS: &[&str] = &[
