@@ -166,11 +166,63 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
                 } else {
                     spec
                 };
+                if std::ptr::eq(spec, &SHELL_RC_WRITE)
+                    && w.kind == WriteKind::Append
+                    && appends_settings_to_own_file(a, &n, i, &w.path)
+                {
+                    continue;
+                }
                 push_once(out, spec, i, cmd, w.shown.clone());
             }
         }
         commands(i, cmd, out);
     }
+}
+
+/// Commands a line appended to one's own startup file may hold and still be everyday setup:
+/// settings, and the tools whose output is shell setup (`eval "$(direnv hook bash)"`).
+const SETTINGS: &[&str] = &[
+    "export", "alias", "unalias", "source", ".", "set", "shopt", "umask", "complete", "bind",
+    "eval", "[", "test", "true", ":",
+];
+
+/// True when command `i` appends to the user's own startup file (`~/…`, `$HOME/…`) a known
+/// payload whose every command is a setting ([`SETTINGS`], a plain assignment, a shell-setup
+/// printer): `echo 'export PATH=…' >> ~/.bashrc` is everyday work, not persistence.
+fn appends_settings_to_own_file(a: &Analysis, n: &Neighbours, i: usize, path: &str) -> bool {
+    if !(path.starts_with("~/") || path.starts_with("$HOME/") || path.starts_with("${HOME}/")) {
+        return false;
+    }
+    let mut payload = Vec::new();
+    let mut pending: Vec<usize> = n.wrapped(i).to_vec();
+    while let Some(j) = pending.pop() {
+        payload.push(j);
+        pending.extend_from_slice(n.wrapped(j));
+    }
+    // An alias body runs only when the alias is typed, and is judged then.
+    let in_alias = |c: &Command| {
+        c.context
+            .via
+            .iter()
+            .any(|v| matches!(v, crate::ir::Via::Shell(s) if s == "alias"))
+    };
+    let is_setting = |c: &Command| {
+        in_alias(c)
+            || (match c.base() {
+                Some(b) => {
+                    SETTINGS.contains(&b)
+                        || crate::programs::SHELL_SETUP_PRINTERS
+                            .iter()
+                            .any(|(name, _, _)| *name == b)
+                }
+                None => c.name.raw.is_empty() && !c.assignments.is_empty(),
+            })
+    };
+    !payload.is_empty()
+        && payload
+            .iter()
+            .filter_map(|&j| a.commands.get(j))
+            .all(is_setting)
 }
 
 fn persistence_spec(path: &str) -> Option<&'static Spec> {

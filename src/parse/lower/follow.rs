@@ -23,7 +23,14 @@ impl Lowerer<'_> {
                 .into_iter()
                 .collect(),
         };
+        let later = unwrap::persisted(cmd, &self.out);
         self.follow_all(index, cmd, ctx, all);
+        if !later.is_empty() {
+            // Code that runs later reads no stdin of this command line.
+            let mut scheduled = cmd.clone();
+            scheduled.stdin = Stdin::File(Word::unknown("<run later>"));
+            self.follow_all(index, &scheduled, ctx, later);
+        }
     }
 
     /// Lowers each thing `cmd` runs.

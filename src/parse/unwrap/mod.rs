@@ -2,6 +2,7 @@
 //! execs, each yielding the argv or shell string it runs for `lower` to analyse. This file holds
 //! what they yield and the dispatch by command name; each family has its own file below.
 
+mod persisted;
 mod remote;
 mod runners;
 mod shells;
@@ -13,6 +14,11 @@ use remote::{container, kubectl, ssh};
 use runners::{find, parallel, xargs};
 use shells::{by_path, script_command, shell, sourced};
 pub(crate) use shells::{reads_process_stdin, shell_script_path};
+
+/// What `cmd` writes or schedules to run later, as shell code (see `persisted`).
+pub fn persisted(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
+    persisted::persisted(cmd, analysis)
+}
 use wrappers::{alias, coproc, env, flock, su, sudo, trap, watch};
 
 /// Something a command runs.
