@@ -22,7 +22,7 @@ spec!(
     "`rm` with `-r`/`-R`/`--recursive` (with or without `-f`), by any name or wrapper. When every operand is a static relative path inside the working directory (`rm -rf ./build`) the signal is RM_RECURSIVE_RELATIVE (medium) instead."
 );
 spec!(RM_RECURSIVE_RELATIVE, "RM_RECURSIVE_RELATIVE", Medium, "recursive delete inside the working directory",
-    "`rm -r` whose every operand is a static relative path that stays inside the working directory (`rm -rf ./build`, `rm -rf target node_modules`): the everyday clean-up. It takes the place of RM_RECURSIVE_FORCE (high), which keeps the reference's meaning for every other recursive delete: absolute, home, dynamic or `..` operands, globs that sweep the working directory itself (`*`, `./*`, `.*`), names of top-level system directories (`etc`, `usr`, `bin`: from an unknown directory they may be those), and operands supplied by `xargs` or `find -exec`.");
+    "`rm -r` whose every operand is a static relative path that stays inside the working directory (`rm -rf ./build`, `rm -rf target node_modules`): the everyday clean-up. It takes the place of RM_RECURSIVE_FORCE (high), which keeps the reference's meaning for every other recursive delete: absolute, home, dynamic or `..` operands, globs that sweep the working directory itself (`*`, `./*`, `.*`), names of top-level system directories (`etc`, `usr`, `bin`: from an unknown directory they may be those), and operands supplied by `xargs` or `find -exec`, but for the matches of a filtered `find` whose every root stays inside the working directory (`find . -name __pycache__ -exec rm -rf {} +`).");
 spec!(DELETE_ROOT_PATH, "DELETE_ROOT_PATH", Critical, "recursive delete of a system/root path",
     "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first. A `find` that deletes only what a selective test picked (`-name '*.gz'`, `-mtime +30`) is FIND_DELETE_FILTERED (high) instead.");
 spec!(UNRESOLVED_VARIABLE_IN_PATH, "UNRESOLVED_VARIABLE_IN_PATH", Critical,
@@ -204,7 +204,8 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Si
         && !operands.is_empty()
         && operands
             .iter()
-            .all(|w| w.value().is_some_and(|v| stays_inside_cwd(cwd, v)));
+            .all(|w| w.value().is_some_and(|v| stays_inside_cwd(cwd, v)))
+        || filtered_find_inside_cwd(a, cmd, &operands, cwd);
     let spec = if inside_cwd {
         &RM_RECURSIVE_RELATIVE
     } else {
@@ -279,6 +280,30 @@ fn wrapped_by_find_on_system(a: &Analysis, cmd: &Command) -> Option<bool> {
 }
 
 const EXEC_ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
+
+/// `find . -name __pycache__ -exec rm -rf {} +`: an `rm` whose only operands are the matches of
+/// a filtered `find` whose every root stays inside the working directory is the everyday
+/// clean-up RM_RECURSIVE_RELATIVE, as `rm -rf ./build` is.
+fn filtered_find_inside_cwd(
+    a: &Analysis,
+    cmd: &Command,
+    operands: &[&Word],
+    cwd: Option<&str>,
+) -> bool {
+    let Some(outer) = cmd.context.wrapped_by.and_then(|i| a.commands.get(i)) else {
+        return false;
+    };
+    let roots = find_roots(outer);
+    cmd.context.extra_args
+        && outer.is(&["find"])
+        && operands.iter().all(|w| w.raw == "{}")
+        && !roots.is_empty()
+        && roots.iter().all(|w| {
+            w.value()
+                .is_some_and(|v| matches!(v, "." | "./") || stays_inside_cwd(cwd, v))
+        })
+        && find_filters_before(outer, EXEC_ACTIONS)
+}
 
 fn find_delete(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
     if !cmd.is(&["find"]) || !cmd.has_arg("-delete") {

@@ -2,6 +2,7 @@
 //! execs, each yielding the argv or shell string it runs for `lower` to analyse. This file holds
 //! what they yield and the dispatch by command name; each family has its own file below.
 
+mod launchers;
 mod persisted;
 mod remote;
 mod runners;
@@ -130,9 +131,24 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
         "chrt" | "taskset" => wrap(skip_options(args, "", &[]) + 1),
         "flock" => flock(args),
         "strace" | "ltrace" => wrap(skip_options(args, "abeEIoOpPsSuX", &[])),
-        "unshare" | "nsenter" | "systemd-run" | "firejail" | "bwrap" | "valgrind" => wrap(
-            skip_options(args, "tSGpMu", &["--uid", "--gid", "--unit", "--property"]),
-        ),
+        "unshare" | "nsenter" | "systemd-run" | "firejail" | "valgrind" => wrap(skip_options(
+            args,
+            "tSGpMu",
+            &["--uid", "--gid", "--unit", "--property"],
+        )),
+        "bwrap" => launchers::bwrap(args),
+        "setpriv" => launchers::setpriv(args),
+        "cgexec" => launchers::cgexec(args),
+        "capsh" => launchers::capsh(args),
+        "flatpak-spawn" => launchers::flatpak_spawn(args),
+        "tmux" => launchers::tmux(args),
+        "screen" => launchers::screen(args),
+        "expect" => launchers::expect(args),
+        "socat" => launchers::socat(args),
+        "git" => launchers::git(cmd),
+        "make" | "gmake" => launchers::make(cmd, analysis),
+        "ansible" => launchers::ansible(args),
+        "vim" | "vi" | "nvim" | "view" | "gvim" | "ex" => launchers::editor(args),
         "sshpass" => wrap(skip_options(args, "pfde", &[])),
         "coproc" => coproc(args),
         "watch" => watch(args),

@@ -8,9 +8,18 @@ use crate::parse::shebang::is_shell_script;
 use crate::programs::SHELLS;
 
 pub(super) fn script_command(args: &[Word]) -> Vec<Inner> {
+    // `-c`, `--command`, or a cluster ending in it (`script -qc CMD`).
+    let command_option = |v: &str| {
+        matches!(v, "-c" | "--command")
+            || v.len() > 2
+                && v.starts_with('-')
+                && !v.starts_with("--")
+                && v.ends_with('c')
+                && v[1..].chars().all(|c| c.is_ascii_alphabetic())
+    };
     match args
         .iter()
-        .position(|w| matches!(w.value(), Some("-c" | "--command")))
+        .position(|w| w.value().is_some_and(command_option))
     {
         Some(pos) => match args.get(pos + 1) {
             Some(word) => vec![script_word(Via::Shell("script -c".into()), word)],
