@@ -38,7 +38,24 @@ spec!(
     "A write to `/etc/hosts`, `/etc/resolv.conf`, `/etc/hosts.allow` or `/etc/hosts.deny`. Common in provisioning (adding a host entry), but it can redirect every later download, so the policy decides."
 );
 
+spec!(
+    KERNEL_CONTROL_WRITE,
+    "KERNEL_CONTROL_WRITE",
+    Critical,
+    "writes a kernel control file that crashes, powers off or bricks the machine",
+    "A write (redirection, `tee`, `cp`) to `/proc/sysrq-trigger`, `/sys/power/state`, `/sys/power/disk` or under `/sys/firmware/efi/efivars`: the kernel acts on it at once (`echo b > /proc/sysrq-trigger` reboots without syncing; an EFI variable written wrong can leave the firmware unbootable). Tuning files such as `/proc/sys/vm/drop_caches` are not flagged."
+);
+spec!(
+    KERNEL_DEVICE_REMOVE,
+    "KERNEL_DEVICE_REMOVE",
+    High,
+    "detaches a device through the kernel's control files",
+    "A write to `/sys/block/DEV/device/delete`, `/sys/bus/…/unbind` or `…/remove`: the disk or device disappears from the running system."
+);
+
 pub static SPECS: &[&Spec] = &[
+    &KERNEL_CONTROL_WRITE,
+    &KERNEL_DEVICE_REMOVE,
     &AUTH_FILE_WRITE,
     &SYSTEM_CONFIG_WRITE,
     &SYSTEM_BINARY_WRITE,
@@ -97,6 +114,18 @@ pub(super) fn clobber_spec(path: &str) -> Option<&'static Spec> {
         "/etc/hosts" | "/etc/resolv.conf" | "/etc/hosts.allow" | "/etc/hosts.deny"
     ) {
         Some(&NAME_RESOLUTION_WRITE)
+    } else if matches!(
+        path,
+        "/proc/sysrq-trigger" | "/sys/power/state" | "/sys/power/disk"
+    ) || path.starts_with("/sys/firmware/efi/efivars/")
+    {
+        Some(&KERNEL_CONTROL_WRITE)
+    } else if path.starts_with("/sys/")
+        && (path.ends_with("/device/delete")
+            || path.ends_with("/unbind")
+            || path.ends_with("/remove"))
+    {
+        Some(&KERNEL_DEVICE_REMOVE)
     } else {
         None
     }

@@ -119,6 +119,7 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         let cwd = cwds.get(i).cloned().flatten();
         rm(a, i, cmd, cwd.as_deref(), out);
         find_delete(i, cmd, out);
+        rsync_delete(i, cmd, out);
         block_device_writes(i, cmd, out);
         let Some(base) = cmd.base() else { continue };
         match base {
@@ -196,7 +197,13 @@ fn resolved(cwd: Option<&str>, value: &str) -> String {
 }
 
 fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Signal>) {
-    if !cmd.is(&["rm"]) || !is_recursive(cmd) {
+    if !cmd.is(&["rm"]) {
+        return;
+    }
+    if !is_recursive(cmd) {
+        // `find /etc -type f -exec rm -f {} +`, `find /bin | xargs rm -f`: every file of a
+        // system tree, one by one.
+        listed_by_find_on_system(a, i, cmd, out);
         return;
     }
     let operands = cmd.operands();
@@ -225,15 +232,22 @@ fn rm(a: &Analysis, i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Si
     if let Some(w) = operands.iter().find(|w| w.unguarded_param) {
         out.push(UNRESOLVED_VARIABLE_IN_PATH.on(i, cmd, vec![w.shown.clone()]));
     }
-    if cmd.context.extra_args {
-        if let Some(filtered) = wrapped_by_find_on_system(a, cmd) {
-            let spec = if filtered {
-                &FIND_DELETE_FILTERED
-            } else {
-                &DELETE_ROOT_PATH
-            };
-            out.push(spec.on(i, cmd, vec!["{}".into()]));
-        }
+    listed_by_find_on_system(a, i, cmd, out);
+}
+
+/// An `rm` whose operands a `find` (or an `xargs` fed by `find`/`ls`) over a system path
+/// supplies: DELETE_ROOT_PATH, or FIND_DELETE_FILTERED when a selective test picks them.
+fn listed_by_find_on_system(a: &Analysis, i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    if !cmd.context.extra_args {
+        return;
+    }
+    if let Some(filtered) = wrapped_by_find_on_system(a, cmd) {
+        let spec = if filtered {
+            &FIND_DELETE_FILTERED
+        } else {
+            &DELETE_ROOT_PATH
+        };
+        out.push(spec.on(i, cmd, vec!["{}".into()]));
     }
 }
 
@@ -272,14 +286,57 @@ fn find_roots(cmd: &Command) -> Vec<&Word> {
 /// For a command run by `find -exec` under a system path: whether that `find` filters first.
 fn wrapped_by_find_on_system(a: &Analysis, cmd: &Command) -> Option<bool> {
     let outer = cmd.context.wrapped_by.and_then(|i| a.commands.get(i))?;
-    let on_system = outer.is(&["find"])
-        && find_roots(outer)
-            .iter()
-            .any(|w| w.value().is_some_and(is_system_path));
-    on_system.then(|| find_filters_before(outer, EXEC_ACTIONS))
+    let on_system = |find: &Command| {
+        find.is(&["find"])
+            && find_roots(find)
+                .iter()
+                .any(|w| w.value().is_some_and(is_system_path))
+    };
+    if on_system(outer) {
+        return Some(find_filters_before(outer, EXEC_ACTIONS));
+    }
+    // `find SYSTEM … | xargs rm`, `ls /etc | xargs rm`: what xargs reads is that listing.
+    if outer.is(&["xargs"]) {
+        for j in a.upstream(outer) {
+            let Some(feeder) = a.commands.get(j) else {
+                continue;
+            };
+            if on_system(feeder) {
+                return Some(find_filters_before(feeder, &[]));
+            }
+            let lists_system = feeder.is(&["ls"])
+                && feeder
+                    .operands()
+                    .iter()
+                    .any(|w| w.value().is_some_and(is_system_path));
+            if lists_system {
+                return Some(false);
+            }
+        }
+    }
+    None
 }
 
 const EXEC_ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
+
+/// `rsync --delete SRC/ /etc/`: everything in the system directory that the source lacks is
+/// deleted (an empty source empties it). A dry run (`-n`, `--dry-run`, `--list-only`) is not.
+fn rsync_delete(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+    let deletes = cmd.option_args().any(|o| o.starts_with("--delete"));
+    let dry = cmd.has_flag('n', "--dry-run") || cmd.has_arg("--list-only");
+    if !cmd.is(&["rsync"]) || !deletes || dry {
+        return;
+    }
+    let Some(dest) = cmd.operands().last().copied() else {
+        return;
+    };
+    if dest
+        .value()
+        .is_some_and(|d| !d.contains(':') && is_system_path(d))
+    {
+        out.push(DELETE_ROOT_PATH.on(i, cmd, vec![dest.shown.clone()]));
+    }
+}
 
 /// `find . -name __pycache__ -exec rm -rf {} +`: an `rm` whose only operands are the matches of
 /// a filtered `find` whose every root stays inside the working directory is the everyday
@@ -480,13 +537,16 @@ fn block_device_writes(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
             out.push(REDIRECT_BLOCK_DEVICE.on(i, cmd, vec![r.target.shown.clone()]));
         }
     }
-    let writers: &[&str] = &["tee", "cp", "install", "pv", "cat"];
-    if cmd.is(writers) && !cmd.is(&["cat"]) {
+    // `tee` writes its operands; `cp`/`install` their last one when there are two or more.
+    // `pv` and `cat` only read theirs (`pv /dev/sda > /dev/null` reads a disk).
+    if cmd.is(&["tee", "cp", "install"]) {
         let operands = cmd.operands();
         let targets: Vec<&&Word> = if cmd.is(&["tee"]) {
             operands.iter().collect()
-        } else {
+        } else if operands.len() >= 2 {
             operands.last().into_iter().collect()
+        } else {
+            Vec::new()
         };
         for w in targets {
             if w.value().is_some_and(is_block_device) {

@@ -19,6 +19,16 @@ pub fn normalize(path: &str) -> String {
             p => parts.push(p),
         }
     }
+    // `/proc/self/root`, `/proc/thread-self/root` and `/proc/1/root` are the root directory as
+    // the process sees it: `/proc/self/root/dev/sda` is `/dev/sda`.
+    if absolute
+        && parts.len() >= 3
+        && parts[0] == "proc"
+        && parts[2] == "root"
+        && matches!(parts[1], "self" | "thread-self" | "1")
+    {
+        parts.drain(..3);
+    }
     let joined = parts.join("/");
     if absolute {
         format!("/{joined}")
@@ -57,6 +67,8 @@ const SYSTEM_SUBDIRS: &[&str] = &[
     "/etc/pam.d",
     "/etc/sudoers.d",
     "/boot/efi",
+    "/sys/firmware",
+    "/sys/firmware/efi/efivars",
 ];
 
 /// True when `path` (a static word value) names the root, a system directory, everything

@@ -145,7 +145,17 @@ spec!(
     "`passwd -d USER`: the account then logs in with no password where the PAM configuration allows empty ones."
 );
 
+spec!(
+    DEVICE_ERASE,
+    "DEVICE_ERASE",
+    Critical,
+    Destructive,
+    "erases a disk or firmware",
+    "`nvme format|sanitize`, `hdparm --security-erase` (and `--write-sector`, `--trim-sector-ranges`), `cryptsetup luksFormat|erase`, `badblocks -w`, `flashrom -w|-E`, `sg_format`: the disk's data or the firmware is gone. Reading runs (`hdparm -I`, `badblocks -n`, `flashrom -r`) are not flagged."
+);
+
 pub static SPECS: &[&Spec] = &[
+    &DEVICE_ERASE,
     &KUBECTL_DELETE,
     &KUBECTL_MUTATE,
     &KUBECTL_APPLY_REMOTE,
@@ -188,6 +198,7 @@ pub fn spec_named(name: &str) -> Option<&'static Spec> {
         "CONTAINER_VOLUME_DELETE" => &CONTAINER_VOLUME_DELETE,
         "ACCOUNT_DELETE" => &ACCOUNT_DELETE,
         "PASSWORD_REMOVED" => &PASSWORD_REMOVED,
+        "DEVICE_ERASE" => &DEVICE_ERASE,
         _ => return None,
     })
 }
