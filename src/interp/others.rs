@@ -19,6 +19,9 @@ enum Kind {
     ProgramList,
     /// Perl `open` with a pipe mode.
     PerlOpen,
+    /// A file or tree deleted: the first argument is the path (`FileUtils.rm_rf`,
+    /// `fs.rmSync`, `unlink`, `rmtree`); `recursive` for a tree.
+    Delete { recursive: bool },
 }
 
 /// A call argument's static shape.
@@ -125,6 +128,29 @@ fn classify(language: Language, q: Option<&str>, name: &str, child_process: bool
             _ => None,
         },
         Language::Awk if q.is_none() && name == "system" => Some(Kind::Shell),
+        _ => None,
+    }
+    .or_else(|| delete_call(language, q, name))
+}
+
+/// The file and tree deletion calls of perl, ruby, node and php.
+fn delete_call(language: Language, q: Option<&str>, name: &str) -> Option<Kind> {
+    let tree = Some(Kind::Delete { recursive: true });
+    let file = Some(Kind::Delete { recursive: false });
+    match (language, q, name) {
+        (Language::Perl, _, "rmtree" | "remove_tree") => tree,
+        (Language::Perl, None, "unlink" | "rmdir") => file,
+        (
+            Language::Ruby,
+            Some("FileUtils"),
+            "rm_rf" | "rm_r" | "remove_dir" | "remove_entry" | "rmtree" | "remove_entry_secure",
+        ) => tree,
+        (Language::Ruby, Some("FileUtils"), "rm" | "rm_f" | "remove" | "remove_file") => file,
+        (Language::Ruby, Some("File"), "delete" | "unlink") => file,
+        (Language::Ruby, Some("Dir"), "rmdir" | "delete" | "unlink") => file,
+        (Language::Node, Some(_), "rmSync" | "rm" | "rmdirSync" | "rmdir") => tree,
+        (Language::Node, Some(_), "unlinkSync" | "unlink") => file,
+        (Language::Php, None, "unlink" | "rmdir") => file,
         _ => None,
     }
 }
@@ -252,6 +278,11 @@ fn run_call(out: &mut Output, kind: Kind, call: &str, args: &[Arg], rest: &[Tok]
             }
         }
         Kind::PerlOpen => perl_open(out, call, args),
+        Kind::Delete { recursive } => out.find(Finding::Delete {
+            call: call.to_string(),
+            path: first.word(),
+            recursive,
+        }),
     }
 }
 

@@ -268,6 +268,19 @@ impl<'t> Scope<'t> {
                 (Val::Path(_), _) => Val::Path(None),
                 _ => Val::Dyn,
             }),
+            "%" => combine(&lv, &rv, |a, b| match (a, b) {
+                (Val::Str(format), Val::List(items)) => items
+                    .iter()
+                    .map(Val::string)
+                    .collect::<Option<Vec<String>>>()
+                    .and_then(|args| percent_format(format, &args))
+                    .map_or(Val::Dyn, Val::Str),
+                (Val::Str(format), other) => other
+                    .string()
+                    .and_then(|arg| percent_format(format, &[arg]))
+                    .map_or(Val::Dyn, Val::Str),
+                _ => Val::Dyn,
+            }),
             _ => vec![Val::Dyn],
         }
     }
@@ -413,7 +426,22 @@ impl<'t> Scope<'t> {
         let mut out = String::new();
         for child in &children {
             match child.kind() {
-                "interpolation" => return Val::Dyn,
+                "interpolation" => {
+                    // `f"rm -rf {target}"` with a known `target`: its value, unformatted.
+                    let Some(expression) = child.named_child(0) else {
+                        return Val::Dyn;
+                    };
+                    let formatted = child
+                        .child_by_field_name("format_specifier")
+                        .or_else(|| child.child_by_field_name("type_conversion"));
+                    match (self.eval(expression).as_slice(), formatted) {
+                        ([value], None) => match value.string() {
+                            Some(v) => out.push_str(&v),
+                            None => return Val::Dyn,
+                        },
+                        _ => return Val::Dyn,
+                    }
+                }
                 "string_content" => {
                     let text = self.text(*child);
                     let text = if raw {
@@ -434,6 +462,58 @@ impl<'t> Scope<'t> {
     }
 }
 
+/// `"rm -rf %s" % "/var"`: `%s`, `%r`, `%d` and `%i` filled in order, `%%` a percent sign;
+/// `None` for any other conversion, a mapping key or a count that does not match.
+fn percent_format(format: &str, args: &[String]) -> Option<String> {
+    let mut out = String::new();
+    let mut args = args.iter();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '%' => out.push('%'),
+            's' | 'r' | 'd' | 'i' => out.push_str(args.next()?),
+            _ => return None,
+        }
+    }
+    args.next().is_none().then_some(out)
+}
+
+/// `"mkfs.ext4 -F {}".format("/dev/sdb")`: `{}` and `{N}` filled from positional arguments,
+/// `{{`/`}}` braces; `None` for a named or formatted field.
+fn brace_format(format: &str, args: &[String]) -> Option<String> {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let field: String = chars.by_ref().take_while(|c| *c != '}').collect();
+                let index = if field.is_empty() {
+                    next += 1;
+                    next - 1
+                } else {
+                    field.parse::<usize>().ok()?
+                };
+                out.push_str(args.get(index)?);
+            }
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// A method call on a value: `" ".join([...])`, `"a b".split()`, `Path(p).resolve()`.
 fn method(v: &Val, attr: &str, nargs: usize, arg: &dyn Fn(usize) -> Vec<Val>) -> Vec<Val> {
     match (v, attr) {
@@ -452,6 +532,17 @@ fn method(v: &Val, attr: &str, nargs: usize, arg: &dyn Fn(usize) -> Vec<Val>) ->
             s.split_whitespace().map(|w| Val::Str(w.into())).collect(),
         )],
         (Val::Str(s), "strip") if nargs == 0 => vec![Val::Str(s.trim().into())],
+        (Val::Str(format), "format") => {
+            let args: Option<Vec<String>> = (0..nargs)
+                .map(|i| match arg(i).as_slice() {
+                    [v] => v.string(),
+                    _ => None,
+                })
+                .collect();
+            vec![args
+                .and_then(|args| brace_format(format, &args))
+                .map_or(Val::Dyn, Val::Str)]
+        }
         (Val::Path(p), "expanduser" | "resolve" | "absolute") => vec![Val::Path(p.clone())],
         (Val::Path(p), "joinpath") => {
             let mut path = p.clone();

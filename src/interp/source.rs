@@ -10,23 +10,11 @@ use crate::parse::shebang;
 
 /// The language an interpreter name runs (`python3.11` → Python, `gawk` → Awk).
 pub fn language(base: &str) -> Option<Language> {
-    let python = |b: &str| {
-        b.strip_prefix("python")
-            .or_else(|| b.strip_prefix("pypy"))
-            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
-    };
-    Some(match base {
-        b if python(b) => Language::Python,
-        "perl" | "perl5" => Language::Perl,
-        "ruby" | "jruby" | "truffleruby" => Language::Ruby,
-        "node" | "nodejs" => Language::Node,
-        "php" | "php-cli" => Language::Php,
-        "lua" | "luajit" | "lua5.1" | "lua5.2" | "lua5.3" | "lua5.4" => Language::Lua,
-        "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
-        "sed" | "gsed" => Language::Sed,
-        b if b.starts_with("perl5.") => Language::Perl,
-        _ => return None,
-    })
+    match base {
+        "awk" | "gawk" | "mawk" | "nawk" => Some(Language::Awk),
+        "sed" | "gsed" => Some(Language::Sed),
+        _ => crate::programs::interpreter(base).and_then(|(_, language)| language),
+    }
 }
 
 /// The program `cmd` runs, when it is an interpreter (or a script naming one) and the program

@@ -5,6 +5,8 @@
 
 pub mod tools;
 
+use crate::ir::Language;
+
 /// Shells whose `-c` string and stdin are shell code.
 pub const SHELLS: &[&str] = &[
     "sh",
@@ -27,40 +29,56 @@ pub const SHELLS: &[&str] = &[
     "busybox-sh",
 ];
 
-/// Interpreters that run a program read from stdin or given with `-c`/`-e`.
-pub const INTERPRETERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "php",
-    "lua",
-    "luajit",
-    "tclsh",
-    "wish",
-    "Rscript",
-    "pwsh",
-    "powershell",
-    "osascript",
-    "deno",
-    "bun",
-    "jshell",
-    "irb",
-    "groovy",
-    "guile",
-    "sbcl",
-    "julia",
+/// Interpreters that run a program read from stdin or given with `-c`/`-e`, with the language
+/// the analysis reads (`None`: run, but its code is not read). One list: the download rules,
+/// the escapes, the classes and the program analysis all ask it. A versioned name counts as
+/// its base (`python3.12`, `pypy3`, `perl5.36`, `ruby3.2`, `php8.3`, `lua5.4`, `tclsh8.6`).
+pub const INTERPRETERS: &[(&str, Option<Language>)] = &[
+    ("python", Some(Language::Python)),
+    ("pypy", Some(Language::Python)),
+    ("jython", Some(Language::Python)),
+    ("ipython", Some(Language::Python)),
+    ("perl", Some(Language::Perl)),
+    ("ruby", Some(Language::Ruby)),
+    ("jruby", Some(Language::Ruby)),
+    ("truffleruby", Some(Language::Ruby)),
+    ("irb", Some(Language::Ruby)),
+    ("node", Some(Language::Node)),
+    ("nodejs", Some(Language::Node)),
+    ("deno", Some(Language::Node)),
+    ("bun", Some(Language::Node)),
+    ("php", Some(Language::Php)),
+    ("php-cli", Some(Language::Php)),
+    ("lua", Some(Language::Lua)),
+    ("luajit", Some(Language::Lua)),
+    ("tclsh", None),
+    ("wish", None),
+    ("expect", None),
+    ("Rscript", None),
+    ("R", None),
+    ("pwsh", None),
+    ("powershell", None),
+    ("osascript", None),
+    ("jshell", None),
+    ("groovy", None),
+    ("guile", None),
+    ("sbcl", None),
+    ("julia", None),
 ];
 
-/// True for an interpreter (`python3.11` counts).
+/// The interpreter `base` names (`python3.11` → `python`), with its language.
+pub fn interpreter(base: &str) -> Option<(&'static str, Option<Language>)> {
+    let stem = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let stem = if stem.is_empty() { base } else { stem };
+    INTERPRETERS
+        .iter()
+        .find(|(name, _)| *name == base || *name == stem)
+        .copied()
+}
+
+/// True for an interpreter (`python3.11`, `pypy3` count).
 pub fn is_interpreter(base: &str) -> bool {
-    INTERPRETERS.contains(&base)
-        || base
-            .strip_prefix("python")
-            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    interpreter(base).is_some()
 }
 
 /// Commands that never read their stdin: with a program read from the process's stdin, any

@@ -90,8 +90,13 @@ fn reads_code_from_stdin(cmd: &Command) -> bool {
 }
 
 fn operand_is_stdin(cmd: &Command) -> bool {
-    cmd.operands()
-        .first()
+    let operands = cmd.operands();
+    // `deno run -A -`, `bun run -`: the program follows a `run` subcommand.
+    let program = match operands.first().and_then(|w| w.value()) {
+        Some("run") if cmd.is(&["deno", "bun"]) => operands.get(1),
+        _ => operands.first(),
+    };
+    program
         .and_then(|w| w.value())
         .is_some_and(|v| matches!(v, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"))
 }

@@ -26,7 +26,14 @@ spec!(INTERPRETER_DYNAMIC_SHELL_EXEC, "INTERPRETER_DYNAMIC_SHELL_EXEC", Medium, 
 spec!(STDIN_PROGRAM_SHARED, "STDIN_PROGRAM_SHARED", Critical, Interpreter, "the program read from stdin is not what runs",
     "A shell or interpreter reads its program from guarded-sh's own stdin, which was read and judged whole, but another command may read that stdin first or too (`read x; python3`, `head -c 4 >/dev/null; bash`, a `python3` inside a shell program on stdin): what runs would be a part of what was judged, or judged as another language. Denied (fail closed).");
 
+spec!(INTERPRETER_DELETE_SYSTEM_PATH, "INTERPRETER_DELETE_SYSTEM_PATH", Critical, Interpreter, "interpreter code deletes a system path",
+    "A perl, ruby, node or php program deletes `/`, a system directory or a home directory by its file API (`FileUtils.rm_rf(\"/usr\")`, `fs.rmSync(\"/etc\", {recursive: true})`, `rmtree(\"/var\")`, `unlink(\"/etc/passwd\")`), with the path a literal. Python's are PYTHON_RMTREE_SYSTEM_PATH and PYTHON_DELETE_SYSTEM_PATH.");
+spec!(INTERPRETER_RECURSIVE_DELETE, "INTERPRETER_RECURSIVE_DELETE", High, Interpreter, "interpreter code deletes a directory tree",
+    "A perl, ruby, node or php program deletes a tree (`FileUtils.rm_rf`, `fs.rmSync` / `fs.rm`, `rmtree`/`remove_tree`) outside the system paths, or at a path only known at run time: the program's `rm -rf`.");
+
 pub static SPECS: &[&Spec] = &[
+    &INTERPRETER_DELETE_SYSTEM_PATH,
+    &INTERPRETER_RECURSIVE_DELETE,
     &STDIN_PROGRAM_SHARED,
     &INTERPRETER_CODE_TOO_LARGE,
     &INTERPRETER_SCRIPT_TOO_LARGE,
@@ -77,12 +84,40 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             once(out, &INTERPRETER_INLINE_CODE, *i, cmd, &report.interpreter);
         }
         for finding in &report.findings {
-            if let Finding::DynamicShell(call) = finding {
-                once(out, &INTERPRETER_DYNAMIC_SHELL_EXEC, *i, cmd, call);
+            match finding {
+                Finding::DynamicShell(call) => {
+                    once(out, &INTERPRETER_DYNAMIC_SHELL_EXEC, *i, cmd, call)
+                }
+                Finding::Delete {
+                    path, recursive, ..
+                } => {
+                    let system = path.as_deref().is_some_and(|p| {
+                        super::paths::is_system_path(p)
+                            || !recursive
+                                && super::clobber::clobber_spec(&super::paths::normalize(p))
+                                    .is_some()
+                    });
+                    if system {
+                        let shown = path.as_deref().unwrap_or_default();
+                        once(out, &INTERPRETER_DELETE_SYSTEM_PATH, *i, cmd, shown);
+                    } else if *recursive && !path.as_deref().is_some_and(stays_inside_cwd) {
+                        let shown = path.as_deref().unwrap_or("<runtime>");
+                        once(out, &INTERPRETER_RECURSIVE_DELETE, *i, cmd, shown);
+                    }
+                }
+                _ => {}
             }
         }
         shared(*i, cmd, report, out);
     }
+}
+
+/// A static relative path that stays inside the working directory (`dist`, `./build`).
+fn stays_inside_cwd(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with(['/', '~', '$'])
+        && !path.split('/').any(|part| part == "..")
+        && !matches!(path, "." | "./" | "*")
 }
 
 /// When the process's stdin was read as one command's program: another command that may read
