@@ -152,7 +152,23 @@ fn replace(value: &str, rest: &str) -> Option<String> {
         Some('%') => (false, Some('%'), &rest[1..]),
         _ => (false, None, rest),
     };
-    let (pattern, with) = rest.split_once('/').unwrap_or((rest, ""));
+    // The pattern ends at the first `/` not escaped by a backslash (`${d/\/tmp/}`).
+    let mut end = None;
+    let mut escaped = false;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '/' if !escaped => {
+                end = Some(i);
+                break;
+            }
+            _ => escaped = false,
+        }
+    }
+    let (pattern, with) = match end {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, ""),
+    };
     let (pattern, with) = (literal_word(pattern)?, literal_word(with)?);
     let chars: Vec<char> = value.chars().collect();
     let mut out = String::new();
@@ -447,6 +463,7 @@ mod tests {
             ("/dev/sdb-unused", ":0:8", Some("/dev/sdb")),
             ("abc", ": -2", Some("bc")),
             ("abc", "@Q", None),
+            ("/tmp/etc", "/\\/tmp/", Some("/etc")),
             ("abc", "/$x/y", None),
         ] {
             assert_eq!(transform(value, op).as_deref(), want, "{value} {op}");

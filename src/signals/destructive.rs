@@ -27,7 +27,7 @@ spec!(DELETE_ROOT_PATH, "DELETE_ROOT_PATH", Critical, "recursive delete of a sys
     "A recursive delete (`rm -r`, `find … -delete`, `find … -exec rm`) of `/`, a system directory (`/etc`, `/usr`, `/home`, `/var/lib` …), a glob sweeping one (`/etc/*`, `/*`), or a home directory (`~`). Paths are normalised (`//etc`, `/./`, `..`) and braces expanded first. A `find` that deletes only what a selective test picked (`-name '*.gz'`, `-mtime +30`) is FIND_DELETE_FILTERED (high) instead.");
 spec!(UNRESOLVED_VARIABLE_IN_PATH, "UNRESOLVED_VARIABLE_IN_PATH", Critical,
     "recursive delete of an unguarded variable path (use ${var:?})",
-    "A recursive delete whose operand contains a variable that may be empty and is not guarded by `${VAR:?}` (`rm -rf \"$DIR/\"*` deletes `/*` when DIR is unset). Only the real `:?` operator guards; `${D:-}` does not.");
+    "A recursive delete whose operand contains a variable that may be empty and is not guarded by `${VAR:?}` (`rm -rf \"$DIR/\"*` deletes `/*` when DIR is unset). Forms that cannot expand to nothing guard it: `${D:?}`, a `: \"${D:?}\"` earlier in the text, a non-empty literal default (`${D:-./build}`, whose value is then judged as written) and a `${D:+w}` alternative; `${D:-}` and `${D-x}` do not.");
 spec!(DD_WRITE_BLOCK_DEVICE, "DD_WRITE_BLOCK_DEVICE", Critical, "dd writing to a block device",
     "`dd of=` a block device (`/dev/sd*`, `/dev/nvme*`, `/dev/vd*`, `/dev/xvd*`, `/dev/mmcblk*`, `/dev/mapper/*` …). Reading a disk and writing `/dev/null` are fine.");
 spec!(REDIRECT_BLOCK_DEVICE, "DD_WRITE_BLOCK_DEVICE", Critical, "redirect overwrites a block device",

@@ -128,7 +128,11 @@ const GATE_DIRS: &[&str] = &[
 
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
     let n = Neighbours::of(a);
-    for f in a.functions.iter().filter(|f| is_hook_name(&f.name)) {
+    for f in a
+        .functions
+        .iter()
+        .filter(|f| is_hook_name(&f.name) || HOOK_BUILTINS.contains(&f.name.as_str()))
+    {
         let at = f.body.first().copied().unwrap_or(usize::MAX);
         let mut s = HOOK_TAMPERING.bare(vec![f.name.clone()]);
         s.command = Some(f.name.clone());
@@ -143,6 +147,9 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             push_once(out, &COMPUTED_VARIABLE_NAME, i, cmd, name.shown.clone());
         }
         hook_builtins(i, cmd, out);
+        if let Some(name) = shadows_hook(cmd) {
+            push_once(out, &HOOK_TAMPERING, i, cmd, name);
+        }
         gate_files(&n, i, cmd, out);
         history(&n, i, cmd, out);
         if cmd.is(&["chsh", "lchsh"])
@@ -154,6 +161,33 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             push_once(out, &UNGUARDED_SHELL_EXEC, i, cmd, cmd.text());
         }
     }
+}
+
+/// Builtins the session hook relies on: a function or alias of the same name would run in
+/// their place (`trap() { :; }`, `alias trap=:`).
+const HOOK_BUILTINS: &[&str] = &[
+    "trap", "enable", "builtin", "shopt", "set", "unset", "readonly", "declare", "typeset",
+    "command", "eval", "history", "fc",
+];
+
+/// `alias NAME=…` for a hook builtin, or a name list expansion of the hook's or the gate's
+/// variables (`unset ${!__gsh_*}`): the hook's names are the target whatever the spelling.
+fn shadows_hook(cmd: &Command) -> Option<String> {
+    if cmd.is(&["alias"]) {
+        let name = cmd
+            .arg_values()
+            .filter_map(|v| v.split_once('=').map(|(n, _)| n))
+            .find(|n| HOOK_BUILTINS.contains(n))?;
+        return Some(name.to_string());
+    }
+    cmd.args
+        .iter()
+        .find(|w| {
+            ["${!__gsh", "${!__GSH", "${!HONEY_", "${!GUARDED_SH"]
+                .iter()
+                .any(|p| w.raw.contains(p))
+        })
+        .map(|w| w.raw.clone())
 }
 
 fn is_hook_name(name: &str) -> bool {

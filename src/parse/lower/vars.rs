@@ -18,6 +18,9 @@ pub(super) struct Vars {
     /// For a variable only known at run time, the known values it may have (`X=${Y:-/dev/sdb}`,
     /// a `for` loop's list): `$X` then has those readings.
     pub(super) possible: HashMap<String, Vec<String>>,
+    /// Variables a `${V:?}` expansion has checked (the shell stops if one is empty or unset):
+    /// later expansions of them are never empty.
+    pub(super) checked: std::collections::HashSet<String>,
 }
 
 /// What a parameter expands to, when known.
@@ -73,6 +76,7 @@ impl Vars {
     pub(super) fn set(&mut self, name: &str, value: Option<String>) {
         self.arrays.remove(name);
         self.possible.remove(name);
+        self.checked.remove(name);
         if name == "IFS" {
             self.ifs_unknown = value.is_none();
             self.ifs = value.clone();
@@ -99,6 +103,15 @@ impl Vars {
     /// The known values `name` may have when it is only known at run time.
     pub(super) fn alternatives(&self, name: &str) -> Vec<String> {
         self.possible.get(name).cloned().unwrap_or_default()
+    }
+
+    /// `${name:?}` was expanded: from here on `name` is not empty.
+    pub(super) fn check(&mut self, name: &str) {
+        self.checked.insert(name.to_string());
+    }
+
+    pub(super) fn is_checked(&self, name: &str) -> bool {
+        self.checked.contains(name)
     }
 
     /// After code that may set anything (`eval "$x"`, `. "$f"`): nothing is known any more,

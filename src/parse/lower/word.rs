@@ -337,6 +337,9 @@ impl Lowerer<'_> {
         let (subscript, op) = split_subscript(op);
         let operator = Operator::parse(op);
         let guarded = operator == Operator::Guard;
+        if guarded && op.starts_with(':') && !name.starts_with('!') {
+            self.vars.check(name);
+        }
         // `${!name}` follows a known name to its variable; `${!prefix*}` and `${!a[@]}` list
         // names and keys, which stay unknown.
         let target = match name.strip_prefix('!') {
@@ -414,7 +417,20 @@ impl Lowerer<'_> {
                 readings.dedup();
                 state.dynamic_with(&readings, kind);
                 state.template.push_str(raw);
-                if guarded {
+                // Never empty: `${V:?}`, a variable a `: "${V:?}"` checked earlier, and
+                // `${V:-w}`/`${V:=w}` with a non-empty literal default; `${V:+w}` with a
+                // literal word is one of two known values. The reference's hazard, an empty
+                // expansion deleting `/`, needs none of these.
+                let never_empty = guarded
+                    || target.as_deref().is_some_and(|t| self.vars.is_checked(t))
+                    || match operator {
+                        Operator::Default { colon: true, word } => {
+                            self.word_value(word).is_some_and(|v| !v.is_empty())
+                        }
+                        Operator::Alternative { word, .. } => self.word_value(word).is_some(),
+                        _ => false,
+                    };
+                if never_empty {
                     state.guarded = true;
                 } else if !special {
                     state.unguarded = true;
