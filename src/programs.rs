@@ -102,3 +102,196 @@ pub const SHELL_SETUP_PRINTERS: &[(&str, &str, bool)] = &[
     ("gh", "completion", true),
     ("rustup", "completions", true),
 ];
+
+/// What a database client's statements are written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Sql,
+    /// Redis commands: the operands, or one command a line on stdin.
+    Redis,
+    /// MongoDB shell JavaScript.
+    Mongo,
+}
+
+/// How a database client is given what it runs. Options are matched as whole words unless
+/// `clusters` (getopt: `-qAtc SQL`, `-cSQL`); a leading `--` also reads as `-` when not.
+#[derive(Debug)]
+pub struct DatabaseClient {
+    pub name: &'static str,
+    pub dialect: Dialect,
+    /// Options whose value is statements to run (`-c`, `--command`, `-e`).
+    pub inline: &'static [&'static str],
+    /// Other options that take a value (the next word, or `--opt=value`).
+    pub valued: &'static [&'static str],
+    /// Options whose value, if any, is attached (`mysql -pSECRET`): the rest of a cluster.
+    pub attached: &'static [&'static str],
+    pub clusters: bool,
+    /// Operands after the first (the database file) are statements (`sqlite3 DB SQL…`); for
+    /// Redis every operand is one word of the command.
+    pub operand_statements: bool,
+    /// Reads statements on stdin when none are given inline.
+    pub stdin: bool,
+    /// Client commands that run the rest of their line as a shell command (`\!`, `.shell`).
+    pub shell_escapes: &'static [&'static str],
+    /// `COPY … TO/FROM PROGRAM 'CMD'` runs CMD (PostgreSQL).
+    pub copy_program: bool,
+}
+
+const MYSQL_VALUED: &[&str] = &[
+    "-h", "-u", "-P", "-S", "-D", "-O", "--host", "--user", "--port", "--socket", "--database",
+    "--default-character-set", "--defaults-file", "--defaults-extra-file", "--login-path",
+    "--protocol", "--delimiter", "--ssl-ca", "--ssl-cert", "--ssl-key", "--ssl-mode",
+];
+const MYSQL_INLINE: &[&str] = &["-e", "--execute", "--init-command"];
+const SQLITE_VALUED: &[&str] = &[
+    "-init", "-separator", "-nullvalue", "-newline", "-vfs", "-mmap", "-maxsize", "-lookaside",
+    "-pagecache", "-heap", "-escape",
+];
+const MONGO_VALUED: &[&str] = &[
+    "--host", "--port", "-u", "--username", "-p", "--password", "--authenticationDatabase",
+    "--authenticationMechanism", "-f", "--file", "--tlsCAFile", "--tlsCertificateKeyFile",
+];
+
+/// The database clients whose statements the analysis reads (signals) and whose shell escapes
+/// it follows (parse).
+pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
+    DatabaseClient {
+        name: "psql",
+        dialect: Dialect::Sql,
+        inline: &["-c", "--command"],
+        valued: &[
+            "-d", "-f", "-h", "-p", "-U", "-v", "-P", "-o", "-L", "-T", "-F", "-R", "--dbname",
+            "--file", "--host", "--port", "--username", "--set", "--variable", "--pset",
+            "--output", "--log-file", "--field-separator", "--record-separator", "--table-attr",
+        ],
+        attached: &[],
+        clusters: true,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &["\\!"],
+        copy_program: true,
+    },
+    DatabaseClient {
+        name: "mysql",
+        dialect: Dialect::Sql,
+        inline: MYSQL_INLINE,
+        valued: MYSQL_VALUED,
+        attached: &["-p"],
+        clusters: true,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &["\\!", "system"],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "mariadb",
+        dialect: Dialect::Sql,
+        inline: MYSQL_INLINE,
+        valued: MYSQL_VALUED,
+        attached: &["-p"],
+        clusters: true,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &["\\!", "system"],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "sqlite3",
+        dialect: Dialect::Sql,
+        inline: &["-cmd"],
+        valued: SQLITE_VALUED,
+        attached: &[],
+        clusters: false,
+        operand_statements: true,
+        stdin: true,
+        shell_escapes: &[".shell", ".system"],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "duckdb",
+        dialect: Dialect::Sql,
+        inline: &["-c", "-s", "-cmd"],
+        valued: SQLITE_VALUED,
+        attached: &[],
+        clusters: false,
+        operand_statements: true,
+        stdin: true,
+        shell_escapes: &[".shell", ".system"],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "clickhouse-client",
+        dialect: Dialect::Sql,
+        inline: &["-q", "--query"],
+        valued: &[
+            "-h", "-u", "-d", "-f", "--host", "--port", "--user", "--password", "--database",
+            "--format", "--config-file", "-C",
+        ],
+        attached: &[],
+        clusters: false,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &[],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "cqlsh",
+        dialect: Dialect::Sql,
+        inline: &["-e", "--execute"],
+        valued: &[
+            "-u", "-p", "-k", "-f", "--username", "--password", "--keyspace", "--file",
+            "--cqlshrc", "--encoding", "--cqlversion", "--connect-timeout", "--request-timeout",
+        ],
+        attached: &[],
+        clusters: true,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &[],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "redis-cli",
+        dialect: Dialect::Redis,
+        inline: &[],
+        valued: &[
+            "-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "-D", "--user", "--pass",
+            "--cacert", "--cacertdir", "--cert", "--key", "--sni", "--eval", "--pattern",
+            "--count", "--rdb", "--pipe-timeout", "--memkeys-samples", "--intrinsic-latency",
+        ],
+        attached: &[],
+        clusters: false,
+        operand_statements: true,
+        stdin: true,
+        shell_escapes: &[],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "mongosh",
+        dialect: Dialect::Mongo,
+        inline: &["--eval"],
+        valued: MONGO_VALUED,
+        attached: &[],
+        clusters: false,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &[],
+        copy_program: false,
+    },
+    DatabaseClient {
+        name: "mongo",
+        dialect: Dialect::Mongo,
+        inline: &["--eval"],
+        valued: MONGO_VALUED,
+        attached: &[],
+        clusters: false,
+        operand_statements: false,
+        stdin: true,
+        shell_escapes: &[],
+        copy_program: false,
+    },
+];
+
+/// The database client `base` names, if any.
+pub fn database_client(base: &str) -> Option<&'static DatabaseClient> {
+    DATABASE_CLIENTS.iter().find(|c| c.name == base)
+}

@@ -8,6 +8,7 @@ mod command;
 mod limits;
 mod program;
 mod static_text;
+mod statements;
 mod word;
 
 pub use analysis::{Analysis, Function, Pipeline, ProcessSubstitution};
@@ -19,4 +20,5 @@ pub use program::{
     PROCESS_STDIN,
 };
 pub use static_text::{decode_ansi_c, echoed, piped_text, shell_quote};
+pub use statements::{client_statements, Statements};
 pub use word::Word;
