@@ -7,8 +7,8 @@ mod budget;
 mod command;
 mod limits;
 mod program;
-mod static_text;
 mod statements;
+mod static_text;
 mod word;
 
 pub use analysis::{Analysis, Function, Pipeline, ProcessSubstitution};
@@ -19,6 +19,6 @@ pub use program::{
     Code, Finding, Language, Origin, Payload, ProgramAnalysis, Report, Run, ScriptFiles,
     PROCESS_STDIN,
 };
-pub use static_text::{decode_ansi_c, echoed, piped_text, shell_quote};
 pub use statements::{client_statements, Statements};
+pub use static_text::{decode_ansi_c, echoed, piped_text, shell_quote};
 pub use word::Word;

@@ -31,7 +31,10 @@ impl Statements {
 
     fn of_word(word: &Word, prefix: &str) -> Self {
         Statements {
-            text: word.value().and_then(|v| v.strip_prefix(prefix)).map(str::to_string),
+            text: word
+                .value()
+                .and_then(|v| v.strip_prefix(prefix))
+                .map(str::to_string),
             template: word
                 .template
                 .as_deref()
@@ -52,7 +55,11 @@ impl Statements {
         Statements {
             text: values.map(|v| v.join(" ")),
             template: templates.map(|t| t.join(" ")),
-            raw: words.iter().map(|w| w.raw.as_str()).collect::<Vec<_>>().join(" "),
+            raw: words
+                .iter()
+                .map(|w| w.raw.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
             substitutions: words.iter().flat_map(|w| w.substitutions.clone()).collect(),
             on_stdin: false,
         }
@@ -69,12 +76,9 @@ pub fn client_statements(
     let (mut found, operands) = options(client, &cmd.args);
     match client.dialect {
         Dialect::Redis if !operands.is_empty() => found.push(Statements::joined(&operands)),
-        _ if client.operand_statements => found.extend(
-            operands
-                .iter()
-                .skip(1)
-                .map(|w| Statements::of_word(w, "")),
-        ),
+        _ if client.operand_statements => {
+            found.extend(operands.iter().skip(1).map(|w| Statements::of_word(w, "")))
+        }
         _ => {}
     }
     if found.is_empty() && client.stdin {

@@ -103,7 +103,10 @@ fn sql_tokens(text: &str) -> Vec<Token> {
                     }
                     i += 1;
                 } else {
-                    while chars.get(i).is_some_and(|&d| d == '_' || d.is_alphanumeric()) {
+                    while chars
+                        .get(i)
+                        .is_some_and(|&d| d == '_' || d.is_alphanumeric())
+                    {
                         i += 1;
                     }
                 }
@@ -111,7 +114,10 @@ fn sql_tokens(text: &str) -> Vec<Token> {
             }
             _ if c == '_' || c.is_alphanumeric() => {
                 let start = i;
-                while chars.get(i).is_some_and(|&d| d == '_' || d.is_alphanumeric()) {
+                while chars
+                    .get(i)
+                    .is_some_and(|&d| d == '_' || d.is_alphanumeric())
+                {
                     i += 1;
                 }
                 let word: String = chars[start..i].iter().collect();
@@ -171,9 +177,7 @@ fn statement_destructive(st: &[Token]) -> Option<String> {
     match word(0) {
         // Privileges name statements without running them.
         Some("GRANT" | "REVOKE") => return None,
-        Some("EXPLAIN" | "DESCRIBE" | "DESC") if !has("ANALYZE") && !has("ANALYSE") => {
-            return None
-        }
+        Some("EXPLAIN" | "DESCRIBE" | "DESC") if !has("ANALYZE") && !has("ANALYSE") => return None,
         _ => {}
     }
     let altering_table = word(0) == Some("ALTER") && word(1) == Some("TABLE");
@@ -284,14 +288,26 @@ mod tests {
             ("truncate table orders restart identity", Some("TRUNCATE")),
             ("DELETE FROM users", Some("DELETE FROM without WHERE")),
             ("delete from users;", Some("DELETE FROM without WHERE")),
-            ("DELETE FROM t; SELECT 1 WHERE true", Some("DELETE FROM without WHERE")),
-            ("ALTER TABLE users DROP COLUMN email", Some("ALTER TABLE … DROP")),
+            (
+                "DELETE FROM t; SELECT 1 WHERE true",
+                Some("DELETE FROM without WHERE"),
+            ),
+            (
+                "ALTER TABLE users DROP COLUMN email",
+                Some("ALTER TABLE … DROP"),
+            ),
             ("alter table users drop email", Some("ALTER TABLE … DROP")),
-            ("ALTER TABLE t DROP PARTITION p0", Some("ALTER TABLE … DROP")),
+            (
+                "ALTER TABLE t DROP PARTITION p0",
+                Some("ALTER TABLE … DROP"),
+            ),
             ("DROP TABLE $T", Some("DROP TABLE")),
             ("BEGIN; TRUNCATE a, b; COMMIT;", Some("TRUNCATE")),
             ("DO $$ BEGIN DROP TABLE x; END $$", Some("DROP TABLE")),
-            ("EXPLAIN ANALYZE DELETE FROM t", Some("DELETE FROM without WHERE")),
+            (
+                "EXPLAIN ANALYZE DELETE FROM t",
+                Some("DELETE FROM without WHERE"),
+            ),
             ("SELECT 1 /* c */; DROP TABLE t", Some("DROP TABLE")),
             ("SELECT * FROM users", None),
             ("\\dt", None),
