@@ -586,8 +586,8 @@ fn runs_download(a: &Analysis, cmd: &Command) -> bool {
 }
 
 /// The class of command `i` in context: `install` for a shell running a download (`curl … | sh`
-/// is network + install), else `destructive` when a destructive-family or critical signal was
-/// raised on it (`signals` are those raised on `i`), else its own class.
+/// is network + install), else `destructive` when a destructive- or databases-family or critical
+/// signal was raised on it (`signals` are those raised on `i`), else its own class.
 fn class_in_context(
     a: &Analysis,
     n: &Neighbours,
@@ -600,7 +600,10 @@ fn class_in_context(
     }
     let flagged = signals
         .iter()
-        .any(|s| s.spec.family == Family::Destructive || s.severity() == Severity::Critical);
+        .any(|s| {
+            matches!(s.spec.family, Family::Destructive | Family::Databases)
+                || s.severity() == Severity::Critical
+        });
     Some(if runs_download(a, cmd) {
         CommandClass::Install
     } else if flagged {
