@@ -96,6 +96,12 @@ fn options<'a>(client: &DatabaseClient, args: &'a [Word]) -> (Vec<Statements>, V
     while let Some(word) = words.next() {
         let value = match word.value() {
             Some(v) if !only_operands && v.len() > 1 && v.starts_with('-') => v,
+            // Before a Redis command, words that may split may be options (`$REDIS_OPTS`): the
+            // command is judged as the known words after them (a split into the command itself
+            // only makes those its arguments, so this errs towards a finding).
+            None if !only_operands && client.dialect == Dialect::Redis && word.may_split() => {
+                continue
+            }
             _ => {
                 operands.push(word);
                 // A Redis command's own arguments may start with `-`.

@@ -598,12 +598,10 @@ fn class_in_context(
     if only_wraps(n, i, cmd) || cmd.name.raw.is_empty() && cmd.name.value().is_none() {
         return None;
     }
-    let flagged = signals
-        .iter()
-        .any(|s| {
-            matches!(s.spec.family, Family::Destructive | Family::Databases)
-                || s.severity() == Severity::Critical
-        });
+    let flagged = signals.iter().any(|s| {
+        matches!(s.spec.family, Family::Destructive | Family::Databases)
+            || s.severity() == Severity::Critical
+    });
     Some(if runs_download(a, cmd) {
         CommandClass::Install
     } else if flagged {
