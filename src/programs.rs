@@ -121,6 +121,9 @@ pub struct DatabaseClient {
     pub dialect: Dialect,
     /// Options whose value is statements to run (`-c`, `--command`, `-e`).
     pub inline: &'static [&'static str],
+    /// Of those, the ones whose statements run before stdin is read (`sqlite3 -cmd`); after the
+    /// others the client exits.
+    pub before_stdin: &'static [&'static str],
     /// Other options that take a value (the next word, or `--opt=value`).
     pub valued: &'static [&'static str],
     /// Options whose value, if any, is attached (`mysql -pSECRET`): the rest of a cluster.
@@ -196,6 +199,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "psql",
         dialect: Dialect::Sql,
         inline: &["-c", "--command"],
+        before_stdin: &[],
         valued: &[
             "-d",
             "-f",
@@ -234,6 +238,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "mysql",
         dialect: Dialect::Sql,
         inline: MYSQL_INLINE,
+        before_stdin: &["--init-command"],
         valued: MYSQL_VALUED,
         attached: &["-p"],
         clusters: true,
@@ -246,6 +251,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "mariadb",
         dialect: Dialect::Sql,
         inline: MYSQL_INLINE,
+        before_stdin: &["--init-command"],
         valued: MYSQL_VALUED,
         attached: &["-p"],
         clusters: true,
@@ -258,6 +264,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "sqlite3",
         dialect: Dialect::Sql,
         inline: &["-cmd"],
+        before_stdin: &["-cmd"],
         valued: SQLITE_VALUED,
         attached: &[],
         clusters: false,
@@ -270,6 +277,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "duckdb",
         dialect: Dialect::Sql,
         inline: &["-c", "-s", "-cmd"],
+        before_stdin: &["-cmd"],
         valued: SQLITE_VALUED,
         attached: &[],
         clusters: false,
@@ -282,6 +290,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "clickhouse-client",
         dialect: Dialect::Sql,
         inline: &["-q", "--query"],
+        before_stdin: &[],
         valued: &[
             "-h",
             "-u",
@@ -307,6 +316,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "cqlsh",
         dialect: Dialect::Sql,
         inline: &["-e", "--execute"],
+        before_stdin: &[],
         valued: &[
             "-u",
             "-p",
@@ -333,6 +343,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "redis-cli",
         dialect: Dialect::Redis,
         inline: &[],
+        before_stdin: &[],
         valued: &[
             "-h",
             "-p",
@@ -370,6 +381,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "mongosh",
         dialect: Dialect::Mongo,
         inline: &["--eval"],
+        before_stdin: &[],
         valued: MONGO_VALUED,
         attached: &[],
         clusters: false,
@@ -382,6 +394,7 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         name: "mongo",
         dialect: Dialect::Mongo,
         inline: &["--eval"],
+        before_stdin: &[],
         valued: MONGO_VALUED,
         attached: &[],
         clusters: false,

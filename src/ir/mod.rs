@@ -19,6 +19,6 @@ pub use program::{
     Code, Finding, Language, Origin, Payload, ProgramAnalysis, Report, Run, ScriptFiles,
     PROCESS_STDIN,
 };
-pub use statements::{client_statements, Statements};
+pub use statements::{client_input, ClientInput, Statements};
 pub use static_text::{decode_ansi_c, echoed, piped_text, shell_quote};
 pub use word::Word;

@@ -19,8 +19,6 @@ pub struct Statements {
     pub raw: String,
     /// Substitutions whose output becomes part of the text.
     pub substitutions: Vec<usize>,
-    /// Read on stdin rather than given as an argument.
-    pub on_stdin: bool,
 }
 
 impl Statements {
@@ -42,7 +40,6 @@ impl Statements {
                 .map(str::to_string),
             raw: word.raw.clone(),
             substitutions: word.substitutions.clone(),
-            on_stdin: false,
         }
     }
 
@@ -61,35 +58,53 @@ impl Statements {
                 .collect::<Vec<_>>()
                 .join(" "),
             substitutions: words.iter().flat_map(|w| w.substitutions.clone()).collect(),
-            on_stdin: false,
         }
     }
 }
 
-/// The client `cmd` is and everything it is given to run, in order; `None` for a command that
-/// is not a database client.
-pub fn client_statements(
-    cmd: &Command,
-    analysis: &Analysis,
-) -> Option<(&'static DatabaseClient, Vec<Statements>)> {
+/// A database client and what it is given to run.
+#[derive(Debug)]
+pub struct ClientInput {
+    pub client: &'static DatabaseClient,
+    /// In order: the statements given as arguments, then those read on stdin.
+    pub statements: Vec<Statements>,
+    /// The client reads statements on stdin (after any given by `-cmd`-like options) rather
+    /// than running those given as arguments and exiting.
+    pub reads_stdin: bool,
+}
+
+/// The client `cmd` is and everything it is given to run; `None` for a command that is not a
+/// database client.
+pub fn client_input(cmd: &Command, analysis: &Analysis) -> Option<ClientInput> {
     let client = database_client(cmd.base()?)?;
-    let (mut found, operands) = options(client, &cmd.args);
+    let (mut statements, exits, operands) = options(client, &cmd.args);
+    let before = statements.len();
     match client.dialect {
-        Dialect::Redis if !operands.is_empty() => found.push(Statements::joined(&operands)),
+        Dialect::Redis if !operands.is_empty() => statements.push(Statements::joined(&operands)),
         _ if client.operand_statements => {
-            found.extend(operands.iter().skip(1).map(|w| Statements::of_word(w, "")))
+            statements.extend(operands.iter().skip(1).map(|w| Statements::of_word(w, "")))
         }
         _ => {}
     }
-    if found.is_empty() && client.stdin {
-        found.extend(stdin_text(&cmd.stdin, analysis));
+    let reads_stdin = client.stdin && !exits && statements.len() == before;
+    if reads_stdin {
+        statements.extend(stdin_text(&cmd.stdin, analysis));
     }
-    Some((client, found))
+    Some(ClientInput {
+        client,
+        statements,
+        reads_stdin,
+    })
 }
 
-/// The statements given in options, and the operands, by the client's option grammar.
-fn options<'a>(client: &DatabaseClient, args: &'a [Word]) -> (Vec<Statements>, Vec<&'a Word>) {
+/// The statements given in options, whether one of those options makes the client exit after
+/// them (`-c`, not `-cmd`), and the operands, by the client's option grammar.
+fn options<'a>(
+    client: &DatabaseClient,
+    args: &'a [Word],
+) -> (Vec<Statements>, bool, Vec<&'a Word>) {
     let mut inline = Vec::new();
+    let mut exits = false;
     let mut operands = Vec::new();
     let mut words = args.iter();
     let mut only_operands = false;
@@ -115,11 +130,13 @@ fn options<'a>(client: &DatabaseClient, args: &'a [Word]) -> (Vec<Statements>, V
         }
         if let Some((option, _)) = value.split_once('=') {
             if named(client, client.inline, option) {
+                exits |= !named(client, client.before_stdin, option);
                 inline.push(Statements::of_word(word, &format!("{option}=")));
             }
             continue;
         }
         if named(client, client.inline, value) {
+            exits |= !named(client, client.before_stdin, value);
             if let Some(next) = words.next() {
                 inline.push(Statements::of_word(next, ""));
             }
@@ -130,10 +147,10 @@ fn options<'a>(client: &DatabaseClient, args: &'a [Word]) -> (Vec<Statements>, V
             continue;
         }
         if client.clusters && !value.starts_with("--") {
-            cluster(client, word, value, &mut words, &mut inline);
+            exits |= cluster(client, word, value, &mut words, &mut inline);
         }
     }
-    (inline, operands)
+    (inline, exits, operands)
 }
 
 /// True when `option` is one of `list`; a client whose options do not cluster (sqlite3) also
@@ -144,20 +161,21 @@ fn named(client: &DatabaseClient, list: &[&str], option: &str) -> bool {
 }
 
 /// A getopt cluster (`-qAtc SQL`, `-cSQL`): letters up to one that takes a value, which is the
-/// rest of the word or else the next word.
+/// rest of the word or else the next word. True when it gave statements (all such clients exit
+/// after statements given in a cluster).
 fn cluster<'a>(
     client: &DatabaseClient,
     word: &Word,
     value: &str,
     words: &mut impl Iterator<Item = &'a Word>,
     inline: &mut Vec<Statements>,
-) {
+) -> bool {
     for (at, letter) in value.char_indices().skip(1) {
         let option = format!("-{letter}");
         let end = at + letter.len_utf8();
         let rest = &value[end..];
         if client.attached.contains(&option.as_str()) {
-            return;
+            return false;
         }
         let takes_statements = client.inline.contains(&option.as_str());
         if !takes_statements && !client.valued.contains(&option.as_str()) {
@@ -170,24 +188,21 @@ fn cluster<'a>(
         if takes_statements {
             inline.extend(given);
         }
-        return;
+        return takes_statements;
     }
+    false
 }
 
 /// The static text on a client's stdin, when the text shows it.
 fn stdin_text(stdin: &Stdin, analysis: &Analysis) -> Option<Statements> {
-    let mut found = match stdin {
+    Some(match stdin {
         Stdin::Heredoc { text, template } => Statements {
             text: text.clone(),
             template: template.clone(),
             raw: text.clone().or(template.clone()).unwrap_or_default(),
             ..Statements::default()
         },
-        Stdin::HereString(word) => {
-            let mut s = Statements::of_word(word, "");
-            s.text = s.text.map(|t| format!("{t}\n"));
-            s
-        }
+        Stdin::HereString(word) => Statements::of_word(word, ""),
         Stdin::Pipe { .. } => {
             let text = piped_text(stdin, analysis)?;
             Statements {
@@ -197,7 +212,5 @@ fn stdin_text(stdin: &Stdin, analysis: &Analysis) -> Option<Statements> {
             }
         }
         _ => return None,
-    };
-    found.on_stdin = true;
-    Some(found)
+    })
 }

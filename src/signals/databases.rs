@@ -1,9 +1,9 @@
 //! Database clients: statements that drop or empty a database (SQL `DROP`/`TRUNCATE`/`DELETE`
 //! without `WHERE`, Redis `FLUSHALL`, MongoDB `dropDatabase()`), given inline or on stdin as
-//! `crate::ir::client_statements` finds them, and the programs that drop one (`dropdb`).
+//! `crate::ir::client_input` finds them, and the programs that drop one (`dropdb`).
 
 use super::{Family, Severity, Signal, Spec};
-use crate::ir::{client_statements, Analysis, Command};
+use crate::ir::{client_input, Analysis, Command};
 use crate::programs::Dialect;
 
 /// The family of every entry declared below.
@@ -40,10 +40,10 @@ fn destroys(cmd: &Command, a: &Analysis) -> Option<String> {
         }
         _ => {}
     }
-    let (client, given) = client_statements(cmd, a)?;
-    given.iter().find_map(|s| {
+    let input = client_input(cmd, a)?;
+    input.statements.iter().find_map(|s| {
         let text = s.readable()?;
-        match client.dialect {
+        match input.client.dialect {
             Dialect::Sql => sql_destructive(text),
             Dialect::Redis => redis_destructive(text),
             Dialect::Mongo => mongo_destructive(text),

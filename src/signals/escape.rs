@@ -5,7 +5,7 @@
 use super::clobber::{option_values, push_once, Neighbours};
 use super::reverse_shell::inline_code;
 use super::{Family, Severity, Signal, Spec};
-use crate::ir::{client_statements, Analysis, Command, Stdin, Via, Word};
+use crate::ir::{client_input, Analysis, Command, Stdin, Via, Word};
 use crate::programs::is_interpreter;
 use crate::programs::SHELLS;
 
@@ -308,7 +308,7 @@ fn is_escape_program(cmd: &Command, base: &str) -> bool {
 /// True when a database client is given statements as arguments (`psql -qAtc SQL`,
 /// `mysql -BNe SQL`): it runs them and exits rather than reading a terminal.
 fn given_statements(cmd: &Command, a: &Analysis) -> bool {
-    client_statements(cmd, a).is_some_and(|(_, given)| given.iter().any(|s| !s.on_stdin))
+    client_input(cmd, a).is_some_and(|input| !input.reads_stdin)
 }
 
 fn first_word(command_line: &str) -> &str {

@@ -1,18 +1,19 @@
 //! Database clients' shell escapes: sqlite3's `.shell CMD`/`.system CMD`, psql's and mysql's
 //! `\! CMD`, mysql's `system CMD`, and psql's `COPY … TO/FROM PROGRAM 'CMD'`, given inline or
-//! on stdin (`crate::ir::client_statements`), each yielding CMD as a shell string.
+//! on stdin (`crate::ir::client_input`), each yielding CMD as a shell string.
 
 use super::Inner;
-use crate::ir::{client_statements, Analysis, Command, Statements, Via};
+use crate::ir::{client_input, Analysis, Command, Statements, Via};
 use crate::programs::DatabaseClient;
 
 /// The shell commands a database client's statements run.
 pub(super) fn escapes(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
-    let Some((client, given)) = client_statements(cmd, analysis) else {
+    let Some(input) = client_input(cmd, analysis) else {
         return Vec::new();
     };
+    let client = input.client;
     let mut found = Vec::new();
-    for statements in &given {
+    for statements in &input.statements {
         let Some(text) = statements.readable() else {
             continue;
         };
