@@ -18,11 +18,13 @@ pub(super) fn escapes(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
             continue;
         };
         let known = statements.text.is_some();
+        let mut open = false;
         for line in text.lines() {
-            for (escape, command) in line_escapes(client, line) {
+            if let Some((escape, command)) = line_escape(client, line, open) {
                 let via = Via::Shell(format!("{} {escape}", client.name));
                 found.push(shell_string(via, command, known, statements));
             }
+            open = runs_on(line, open);
         }
         if client.copy_program {
             for command in copy_programs(text) {
@@ -47,12 +49,16 @@ fn shell_string(via: Via, command: &str, known: bool, from: &Statements) -> Inne
     }
 }
 
-/// The escapes on one line, each with the command it runs (the rest of the line): a `\!`
-/// anywhere outside a quoted string; a word escape (`.shell`, `system`) where the line or a
-/// statement on it starts.
-fn line_escapes<'a>(client: &DatabaseClient, line: &'a str) -> Vec<(&'static str, &'a str)> {
-    let mut found = Vec::new();
-    let mut statement_start = true;
+/// The escape on one line, with the command it runs (the rest of the line): a `\!` anywhere
+/// outside a quoted string; a word escape (`.shell`, `system`) where a statement starts, at
+/// the line's start when `open` is false (no statement runs on from earlier lines), or after
+/// a `;` on the line.
+fn line_escape<'a>(
+    client: &DatabaseClient,
+    line: &'a str,
+    open: bool,
+) -> Option<(&'static str, &'a str)> {
+    let mut statement_start = !open;
     let mut quote: Option<char> = None;
     for (at, c) in line.char_indices() {
         match quote {
@@ -64,17 +70,17 @@ fn line_escapes<'a>(client: &DatabaseClient, line: &'a str) -> Vec<(&'static str
         let rest = &line[at..];
         if quote.is_none() {
             for escape in client.shell_escapes {
-                let word_escape = escape.starts_with(|e: char| e.is_ascii_alphabetic() || e == '.');
-                let matched = rest
+                let Some(after) = rest
                     .get(..escape.len())
-                    .is_some_and(|head| head.eq_ignore_ascii_case(escape));
-                let ends = rest[escape.len().min(rest.len())..]
-                    .chars()
-                    .next()
-                    .is_none_or(char::is_whitespace);
-                if matched && (!word_escape || statement_start && ends) {
-                    found.push((*escape, &rest[escape.len()..]));
-                    return found;
+                    .filter(|head| head.eq_ignore_ascii_case(escape))
+                    .and_then(|_| rest.get(escape.len()..))
+                else {
+                    continue;
+                };
+                let word_escape = escape.starts_with(|e: char| e.is_ascii_alphabetic() || e == '.');
+                let ends = after.chars().next().is_none_or(char::is_whitespace);
+                if !word_escape || statement_start && ends {
+                    return Some((escape, after));
                 }
             }
         }
@@ -84,7 +90,19 @@ fn line_escapes<'a>(client: &DatabaseClient, line: &'a str) -> Vec<(&'static str
             statement_start = false;
         }
     }
-    found
+    None
+}
+
+/// Whether a statement runs on past this line: it has SQL (not a client command such as
+/// `\dt` or `.tables`) that does not end with `;`. `open` is the state before it.
+fn runs_on(line: &str, open: bool) -> bool {
+    let line = line.trim();
+    let command = line.starts_with(['\\', '.']) && !open;
+    match line {
+        "" => open,
+        _ if command => false,
+        _ => !line.ends_with(';'),
+    }
 }
 
 /// The commands of `COPY … TO|FROM PROGRAM 'CMD'` (and psql's `\copy`), `''` read as `'`.
@@ -125,29 +143,52 @@ fn copy_programs(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{copy_programs, line_escapes};
+    use super::{copy_programs, line_escape, runs_on};
     use crate::programs::database_client;
 
     #[test]
     fn escapes_on_a_line() {
-        for (client, line, found) in [
-            ("sqlite3", ".shell rm -rf /", vec![(".shell", " rm -rf /")]),
-            ("sqlite3", "  .system id", vec![(".system", " id")]),
-            ("sqlite3", ".shellx id", vec![]),
-            ("sqlite3", "select '.shell id'", vec![]),
-            ("psql", "\\! rm x", vec![("\\!", " rm x")]),
-            ("psql", "select 1; \\! ls", vec![("\\!", " ls")]),
-            ("psql", "select '\\! ls'", vec![]),
-            ("psql", "\\dt", vec![]),
-            ("mysql", "system ls", vec![("system", " ls")]),
-            ("mysql", "SELECT 1; SYSTEM id", vec![("system", " id")]),
-            ("mysql", "select system_user()", vec![]),
-            ("mysql", "select * from system", vec![]),
+        for (client, line, open, found) in [
+            (
+                "sqlite3",
+                ".shell rm -rf /",
+                false,
+                Some((".shell", " rm -rf /")),
+            ),
+            ("sqlite3", "  .system id", false, Some((".system", " id"))),
+            ("sqlite3", ".shellx id", false, None),
+            ("sqlite3", "select '.shell id'", false, None),
+            ("sqlite3", "é.shell", false, None),
+            ("psql", "\\! rm x", false, Some(("\\!", " rm x"))),
+            ("psql", "select 1; \\! ls", false, Some(("\\!", " ls"))),
+            ("psql", "  \\! ls", true, Some(("\\!", " ls"))),
+            ("psql", "select '\\! ls'", false, None),
+            ("psql", "\\dt", false, None),
+            ("mysql", "system ls", false, Some(("system", " ls"))),
+            (
+                "mysql",
+                "SELECT 1; SYSTEM id",
+                false,
+                Some(("system", " id")),
+            ),
+            ("mysql", "system FROM t;", true, None),
+            ("mysql", "select system_user()", false, None),
+            ("mysql", "select * from system", false, None),
         ] {
             let Some(client) = database_client(client) else {
                 panic!("{client} is a client");
             };
-            assert_eq!(line_escapes(client, line), found, "{line:?}");
+            assert_eq!(line_escape(client, line, open), found, "{line:?}");
+        }
+        for (line, open, runs) in [
+            ("SELECT id,", false, true),
+            ("SELECT 1;", false, false),
+            ("", true, true),
+            ("\\dt", false, false),
+            (".tables", false, false),
+            ("FROM t;", true, false),
+        ] {
+            assert_eq!(runs_on(line, open), runs, "{line:?}");
         }
     }
 
