@@ -1,6 +1,7 @@
 //! The analysis IR, shared at the bottom: simple commands with their static words and structural
-//! context, the interpreter programs found in them, and the bounds an analysis keeps. `parse`
-//! builds it, `interp` fills in the programs, `signals` reads it; this module imports none of them.
+//! context, the interpreter programs found in them, what database clients are given to run, and
+//! the bounds an analysis keeps. `parse` builds it, `interp` fills in the programs, `signals`
+//! reads it; this module imports none of them (only the program catalogue, `crate::programs`).
 
 mod analysis;
 mod budget;
