@@ -593,8 +593,8 @@ fn runs_download(a: &Analysis, cmd: &Command) -> bool {
 }
 
 /// The class of command `i` in context: `install` for a shell running a download (`curl … | sh`
-/// is network + install), else `destructive` when a destructive-family or critical signal was
-/// raised on it (`signals` are those raised on `i`), else its own class.
+/// is network + install), else `destructive` when a destructive- or databases-family or critical
+/// signal was raised on it (`signals` are those raised on `i`), else its own class.
 fn class_in_context(
     a: &Analysis,
     n: &Neighbours,
@@ -605,9 +605,10 @@ fn class_in_context(
     if only_wraps(n, i, cmd) || cmd.name.raw.is_empty() && cmd.name.value().is_none() {
         return None;
     }
-    let flagged = signals
-        .iter()
-        .any(|s| s.spec.family == Family::Destructive || s.severity() == Severity::Critical);
+    let flagged = signals.iter().any(|s| {
+        matches!(s.spec.family, Family::Destructive | Family::Databases)
+            || s.severity() == Severity::Critical
+    });
     Some(if runs_download(a, cmd) {
         CommandClass::Install
     } else if flagged {

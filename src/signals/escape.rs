@@ -5,7 +5,7 @@
 use super::clobber::{option_values, push_once, Neighbours};
 use super::reverse_shell::inline_code;
 use super::{Family, Severity, Signal, Spec};
-use crate::ir::{Analysis, Command, Stdin, Via, Word};
+use crate::ir::{client_input, Analysis, Command, Stdin, Via, Word};
 use crate::programs::is_interpreter;
 use crate::programs::SHELLS;
 
@@ -125,7 +125,7 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         if !program_on_stdin {
             interpreter(cmd, base, i, out);
         }
-        if is_escape_program(cmd, base) {
+        if is_escape_program(cmd, base) && !given_statements(cmd, a) {
             push_once(out, &SHELL_ESCAPE_PROGRAM, i, cmd, cmd.text());
         }
         if let Some(evidence) = editor_command(cmd, base) {
@@ -303,6 +303,12 @@ fn is_escape_program(cmd: &Command, base: &str) -> bool {
         "sqlite3" => cmd.operands().len() <= 1 && terminal_stdin(cmd),
         _ => ESCAPE_PROGRAMS.contains(&base),
     }
+}
+
+/// True when a database client is given statements as arguments (`psql -qAtc SQL`,
+/// `mysql -BNe SQL`): it runs them and exits rather than reading a terminal.
+fn given_statements(cmd: &Command, a: &Analysis) -> bool {
+    client_input(cmd, a).is_some_and(|input| !input.reads_stdin)
 }
 
 fn first_word(command_line: &str) -> &str {

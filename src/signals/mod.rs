@@ -33,6 +33,7 @@ mod spec;
 
 mod ansible;
 mod clobber;
+mod databases;
 mod destructive;
 mod disk_tools;
 mod download;
@@ -112,6 +113,7 @@ const FAMILIES: &[(&[&Spec], Detect)] = &[
     (python::SPECS, python::detect),
     (interpreters::SPECS, interpreters::detect),
     (ansible::SPECS, ansible::detect),
+    (databases::SPECS, databases::detect),
 ];
 
 /// Wall-clock backstop for running every family over one analysis. The work is bounded by the

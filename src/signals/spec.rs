@@ -22,6 +22,7 @@ pub enum Family {
     Python,
     Interpreter,
     Ansible,
+    Databases,
 }
 
 impl Family {
@@ -42,6 +43,7 @@ impl Family {
             Self::Python => "python",
             Self::Interpreter => "interpreter",
             Self::Ansible => "ansible",
+            Self::Databases => "databases",
         }
     }
 }

@@ -1,7 +1,9 @@
-//! What runs something else: wrappers, `xargs`/`find -exec`, nested shells and remote or container
-//! execs, each yielding the argv or shell string it runs for `lower` to analyse. This file holds
-//! what they yield and the dispatch by command name; each family has its own file below.
+//! What runs something else: wrappers, `xargs`/`find -exec`, nested shells, remote or container
+//! execs and database clients' shell escapes, each yielding the argv or shell string it runs for
+//! `lower` to analyse. This file holds what they yield and the dispatch by command name; each
+//! family has its own file below.
 
+mod clients;
 mod launchers;
 mod persisted;
 mod remote;
@@ -10,7 +12,7 @@ mod shells;
 mod wrappers;
 
 use crate::ir::{Analysis, Code, Command, Via, Word};
-use crate::programs::SHELLS;
+use crate::programs::{database_client, SHELLS};
 use remote::{container, kubectl, ssh};
 use runners::{find, parallel, xargs};
 use shells::{by_path, script_command, shell, sourced};
@@ -165,6 +167,13 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
         "docker" | "podman" | "nerdctl" => container(base, args),
         "kubectl" | "oc" => kubectl(base, args),
         _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
+        _ if database_client(base).is_some() => {
+            let found = clients::escapes(cmd, analysis);
+            if found.is_empty() {
+                return by_path(cmd, analysis);
+            }
+            found
+        }
         _ => return by_path(cmd, analysis),
     })
 }
