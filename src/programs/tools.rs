@@ -511,14 +511,6 @@ pub static TOOLS: &[Tool] = &[
         rules: &[rule!("ACCOUNT_DELETE", [], when [], unless [],
                 match ["userdel -r bob", "deluser --remove-home carol"], not [])],
     },
-    Tool {
-        names: &["passwd"],
-        value_options: &[],
-        rules: &[
-            rule!("PASSWORD_REMOVED", [], when ["-d", "--delete"], unless [],
-                match ["passwd -d root"], not ["passwd", "passwd -S alice", "passwd -l bob"]),
-        ],
-    },
 ];
 
 /// The tool run by the command's basename, if it is one of [`TOOLS`].

@@ -20,22 +20,66 @@ pub fn run(ctx: &Context, config: &Config, review: &Review) -> i32 {
     match &review.action {
         ReviewAction::Check(cmd) => check(ctx, config, review, cmd),
         ReviewAction::CheckFile(path) => super::script::check_file(ctx, config, review, path),
-        ReviewAction::ListSignals => {
-            for s in catalogue() {
-                println!(
-                    "{}\t{}\t{}\t{}",
-                    s.id,
-                    s.severity,
-                    s.family.as_str(),
-                    s.reason
-                );
-            }
-            EXIT_REVIEW_ALLOW
-        }
+        ReviewAction::ListSignals => list_signals(review.json),
         ReviewAction::Explain(id) => explain(id),
         ReviewAction::PolicyTest(request) => super::policy_test::run(request),
         ReviewAction::Input(cmd) => super::input::run(ctx, config, review, cmd),
     }
+}
+
+/// One line per signal ID (`ID<TAB>severities<TAB>family<TAB>reasons`, an ID the reference
+/// gives several reasons or severities listing each once, joined by ` | `), or with `--json`
+/// one object per ID with its entries.
+fn list_signals(json: bool) -> i32 {
+    let mut ids: Vec<&str> = Vec::new();
+    for s in catalogue() {
+        if !ids.contains(&s.id) {
+            ids.push(s.id);
+        }
+    }
+    let join = |values: Vec<String>| {
+        let mut unique: Vec<String> = Vec::new();
+        for v in values {
+            if !unique.contains(&v) {
+                unique.push(v);
+            }
+        }
+        unique.join(" | ")
+    };
+    if json {
+        let list: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|id| {
+                let specs = lookup(id);
+                json!({
+                    "id": id,
+                    "entries": specs.iter().map(|s| json!({
+                        "severity": s.severity.as_str(),
+                        "family": s.family.as_str(),
+                        "reason": s.reason,
+                        "explain": s.explain,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(list));
+        return EXIT_REVIEW_ALLOW;
+    }
+    for id in ids {
+        let specs = lookup(id);
+        println!(
+            "{id}\t{}\t{}\t{}",
+            join(specs.iter().map(|s| s.severity.to_string()).collect()),
+            join(
+                specs
+                    .iter()
+                    .map(|s| s.family.as_str().to_string())
+                    .collect()
+            ),
+            join(specs.iter().map(|s| s.reason.to_string()).collect()),
+        );
+    }
+    EXIT_REVIEW_ALLOW
 }
 
 fn explain(id: &str) -> i32 {

@@ -76,7 +76,7 @@ spec!(
 spec!(SUDO_SESSION_QUERY, "SUDO_SESSION_QUERY", Low, "sudo lists or refreshes privileges without running a command",
     "`sudo -l` (list what the user may run, also `-l CMD`), `sudo -v` (refresh the cached credentials), `sudo -k`/`-K` (forget them) and `sudo -V` with no command: nothing runs with privilege. `sudo -k CMD` runs CMD and stays SUDO_PRIVILEGE_ESCALATION, as does any shell, edit or user-switching option (`-i`, `-s`, `-e`).");
 spec!(SYSTEMCTL_STOP_SERVICE, "SYSTEMCTL_STOP_SERVICE", High, "service stop/restart/disable",
-    "`systemctl`/`service` with `stop`, `restart`, `disable`, `mask` or `kill`; also `halt`, `poweroff`, `reboot`, `shutdown` and `init 0|6`.");
+    "`systemctl`/`service` with `stop`, `restart`, `disable`, `mask` or `kill` (not `systemctl --user`, which acts on the user's own services); also `halt`, `poweroff`, `reboot`, `shutdown` and `init 0|6`.");
 spec!(
     KILL_SIGNAL,
     "KILL_SIGNAL",
@@ -132,7 +132,8 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             "sudo" | "doas" | "su" | "pkexec" | "runuser" | "sudo-rs" => {
                 out.push(SUDO_PRIVILEGE_ESCALATION.on(i, cmd, Vec::new()))
             }
-            "systemctl" | "service" if cmd.has_any_arg(SERVICE_STOPS) => {
+            // `systemctl --user` acts on the user's own services, not the machine's.
+            "systemctl" | "service" if cmd.has_any_arg(SERVICE_STOPS) && !cmd.has_arg("--user") => {
                 out.push(SYSTEMCTL_STOP_SERVICE.on(i, cmd, args(cmd)))
             }
             "halt" | "poweroff" | "reboot" | "shutdown" => {

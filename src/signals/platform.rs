@@ -137,13 +137,6 @@ spec!(
     "deletes a user account",
     "`userdel`, `deluser`: the account (and with `-r`/`--remove-home` its files) is gone."
 );
-spec!(
-    PASSWORD_REMOVED,
-    "PASSWORD_REMOVED",
-    High,
-    "removes an account's password",
-    "`passwd -d USER`: the account then logs in with no password where the PAM configuration allows empty ones."
-);
 
 spec!(
     DEVICE_ERASE,
@@ -173,7 +166,6 @@ pub static SPECS: &[&Spec] = &[
     &VM_DESTROY,
     &CONTAINER_VOLUME_DELETE,
     &ACCOUNT_DELETE,
-    &PASSWORD_REMOVED,
 ];
 
 /// The entry a `programs::tools` row names, by its name here (`KUBECTL_MUTATE`, whose ID is
@@ -197,7 +189,6 @@ pub fn spec_named(name: &str) -> Option<&'static Spec> {
         "VM_DESTROY" => &VM_DESTROY,
         "CONTAINER_VOLUME_DELETE" => &CONTAINER_VOLUME_DELETE,
         "ACCOUNT_DELETE" => &ACCOUNT_DELETE,
-        "PASSWORD_REMOVED" => &PASSWORD_REMOVED,
         "DEVICE_ERASE" => &DEVICE_ERASE,
         _ => return None,
     })

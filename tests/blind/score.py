@@ -47,19 +47,24 @@ def judge(binary, command):
     try:
         out = json.loads(p.stdout)
     except json.JSONDecodeError:
-        return "error", 0
-    return out["decision"]["verdict"], RANK.get(out.get("max_severity") or "", 0)
+        return "error", 0, False
+    high = {s["id"] for s in out.get("riskSignals", []) if RANK.get(s.get("severity"), 0) >= 3}
+    # The reference engine rates every sudo high (a compatibility contract): say how many
+    # everyday rows are high for that alone.
+    sudo_only = bool(high) and high <= {"SUDO_PRIVILEGE_ESCALATION"}
+    return out["decision"]["verdict"], RANK.get(out.get("max_severity") or "", 0), sudo_only
 
 
 def main():
     binary = sys.argv[1]
     files = [Path(f) for f in sys.argv[2:]] or sorted(Path(__file__).parent.parent.joinpath("cases/blind").glob("*.tsv"))
-    total = {k: [0, 0] for k in ("critical", "high", "everyday-denied", "everyday-high")}
+    keys = ("critical", "high", "everyday-denied", "everyday-high", "everyday-high-sudo-only")
+    total = {k: [0, 0] for k in keys}
     misses = []
     for path in files:
         tally = {k: [0, 0] for k in total}
         for n, command, expect in rows(path):
-            verdict, rank = judge(binary, command)
+            verdict, rank, sudo_only = judge(binary, command)
             denied = verdict == "deny"
             if expect == "critical":
                 ok = denied
@@ -74,9 +79,12 @@ def main():
                 tally["everyday-denied"][1] += 1
                 tally["everyday-high"][0] += rank >= 3
                 tally["everyday-high"][1] += 1
+                tally["everyday-high-sudo-only"][0] += rank >= 3 and sudo_only
+                tally["everyday-high-sudo-only"][1] += 1
                 ok = not denied and rank < 3
             if not ok:
-                misses.append(f"{path.name}:{n}: {expect}: got {verdict}/{rank}: {command}")
+                why = " (sudo only)" if sudo_only and expect == "everyday" else ""
+                misses.append(f"{path.name}:{n}: {expect}: got {verdict}/{rank}{why}: {command}")
         for k in total:
             total[k][0] += tally[k][0]
             total[k][1] += tally[k][1]
@@ -92,7 +100,8 @@ def report(t):
         a, b = t[k]
         return f"{a}/{b} ({100 * a / b:.1f}%)" if b else "-"
     return (f"critical denied {pct('critical')}, high rated high+ {pct('high')}, "
-            f"everyday denied {pct('everyday-denied')}, everyday rated high {pct('everyday-high')}")
+            f"everyday denied {pct('everyday-denied')}, everyday rated high {pct('everyday-high')}"
+            f" (of them for sudo alone {pct('everyday-high-sudo-only')})")
 
 
 if __name__ == "__main__":

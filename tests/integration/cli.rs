@@ -686,3 +686,43 @@ fn help_and_readme_list_the_same_exit_statuses() {
     );
     assert!(options_named(&first_columns).contains("--approve"));
 }
+
+/// `--list-signals` has one line per signal ID (the reference's IDs with several reasons list
+/// each), and `--list-signals --json` one object per ID with its entries; both name every ID of
+/// the catalogue.
+#[test]
+fn list_signals_has_one_line_per_id_and_a_json_form() {
+    let s = Setup::new();
+    let ids: std::collections::BTreeSet<&str> = guarded_sh::signals::catalogue()
+        .map(|spec| spec.id)
+        .collect();
+    let out = s.run(&["--list-signals"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    let listed: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default())
+        .collect();
+    assert_eq!(listed.len(), ids.len(), "{stdout}");
+    assert_eq!(
+        listed
+            .iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>(),
+        ids
+    );
+    assert!(
+        stdout.contains("PASSWORD_REMOVED\thigh | critical\t"),
+        "{stdout}"
+    );
+    let out = s.run(&["--list-signals", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let entries = json.as_array().expect("an array");
+    assert_eq!(entries.len(), ids.len());
+    let kubectl = entries
+        .iter()
+        .find(|e| e["id"] == "KUBECTL_DELETE")
+        .expect("KUBECTL_DELETE listed");
+    assert_eq!(kubectl["entries"].as_array().map(Vec::len), Some(2));
+}
