@@ -204,5 +204,31 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         };
         let args: Vec<String> = cmd.args.iter().map(|w| w.shown.clone()).collect();
         out.push(spec.on(i, cmd, args));
+        // `git --work-tree=/ clean -fdx`, `git -C /etc checkout -f`: the work tree git
+        // discards is a system directory.
+        if std::ptr::eq(spec, &GIT_DESTRUCTIVE) {
+            if let Some(tree) = git_work_tree(cmd).filter(|t| super::paths::is_system_path(t)) {
+                out.push(super::destructive::DELETE_ROOT_PATH.on(i, cmd, vec![tree]));
+            }
+        }
     }
+}
+
+/// The work tree a git command acts on when given (`--work-tree DIR`, `--work-tree=DIR`,
+/// `-C DIR`; the last one wins).
+fn git_work_tree(cmd: &crate::ir::Command) -> Option<String> {
+    let mut tree = None;
+    let mut words = cmd.args.iter();
+    while let Some(w) = words.next() {
+        match w.value() {
+            Some("--work-tree" | "-C") => {
+                tree = words.next().and_then(|v| v.value()).map(str::to_string)
+            }
+            Some(v) if v.starts_with("--work-tree=") => {
+                tree = Some(v["--work-tree=".len()..].to_string())
+            }
+            _ => {}
+        }
+    }
+    tree
 }
