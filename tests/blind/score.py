@@ -57,7 +57,8 @@ def judge(binary, command):
 
 def main():
     binary = sys.argv[1]
-    files = [Path(f) for f in sys.argv[2:]] or sorted(Path(__file__).parent.parent.joinpath("cases/blind").glob("*.tsv"))
+    blind = Path(__file__).parent.parent.joinpath("cases/blind")
+    files = [Path(f) for f in sys.argv[2:]] or sorted(p for p in blind.glob("*.tsv") if p.name != "floor.tsv")
     keys = ("critical", "high", "everyday-denied", "everyday-high", "everyday-high-sudo-only")
     total = {k: [0, 0] for k in keys}
     misses = []

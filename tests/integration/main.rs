@@ -17,6 +17,7 @@ mod audit_schema;
 mod audit_session;
 mod audit_sinks;
 mod audit_surfaces;
+mod blind;
 mod bounded_reads;
 mod cases;
 mod classes;
