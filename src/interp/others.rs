@@ -70,6 +70,7 @@ pub fn analyse(language: Language, text: &str) -> Output {
                 imports(language, qualifier, name, &toks, i, &mut out);
             }
             Tok::Punct('|') if language == Language::Awk => awk_pipe(&toks, i, &mut out),
+            Tok::Punct('>') if language == Language::Awk => awk_redirect(&toks, i, &mut out),
             _ => {}
         }
     }
@@ -295,6 +296,23 @@ fn perl_open(out: &mut Output, call: &str, args: &[Arg]) {
                 fed_shell(out, call, cmd.trim().to_string());
             } else if let Some(cmd) = m.strip_suffix('|') {
                 shell(out, call, cmd.trim().to_string());
+            } else if let Some(path) = m.strip_prefix("+<").or_else(|| m.strip_prefix('>')) {
+                // `open(F, ">/dev/sda")`, `open(F, ">>$log")`: opened for writing.
+                let path = path.trim_start_matches(['>', '&']).trim();
+                if !path.is_empty() {
+                    out.find(Finding::Write {
+                        call: call.into(),
+                        path: path.to_string(),
+                    });
+                }
+            }
+        }
+        Some(Arg::Str(mode)) if matches!(mode.trim(), ">" | ">>" | "+<" | "+>" | "+>>") => {
+            if let Some(Arg::Str(path)) = args.get(2) {
+                out.find(Finding::Write {
+                    call: call.into(),
+                    path: path.clone(),
+                });
             }
         }
         Some(Arg::Str(mode)) if matches!(mode.trim(), "-|" | "|-") => {
@@ -307,6 +325,32 @@ fn perl_open(out: &mut Output, call: &str, args: &[Arg]) {
             }
         }
         _ => {}
+    }
+}
+
+/// awk `print … > "file"` / `>> "file"`: the file is written (a `>` with no `print` or
+/// `printf` before it in the statement is a comparison).
+fn awk_redirect(toks: &[Tok], i: usize, out: &mut Output) {
+    if i > 0 && toks.get(i - 1) == Some(&Tok::Punct('>')) {
+        return; // the second `>` of `>>`
+    }
+    let next = match toks.get(i + 1) {
+        Some(Tok::Punct('>')) => toks.get(i + 2),
+        other => other,
+    };
+    let Some(Tok::Str(Some(path))) = next else {
+        return;
+    };
+    let printing = toks[..i]
+        .iter()
+        .rev()
+        .take_while(|t| !matches!(t, Tok::Punct(';' | '{' | '}')))
+        .any(|t| matches!(t, Tok::Ident(name) if name == "print" || name == "printf"));
+    if printing && !matches!(path.as_str(), "/dev/stdout" | "/dev/stderr") {
+        out.find(Finding::Write {
+            call: "awk print >".into(),
+            path: path.clone(),
+        });
     }
 }
 

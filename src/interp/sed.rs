@@ -33,6 +33,8 @@ pub fn sed(script: &str, out: &mut Output) {
                     let mut execute = false;
                     while let Some(&f) = chars.get(j) {
                         if f == 'w' {
+                            let file: String = chars[j + 1..].iter().collect();
+                            written(out, "sed s///w", file.trim());
                             j = chars.len();
                             break;
                         }
@@ -58,10 +60,26 @@ pub fn sed(script: &str, out: &mut Output) {
                     let (_, b) = sed_part(&chars, a, delim);
                     i = b;
                 }
-                'a' | 'i' | 'c' | 'r' | 'R' | 'w' | 'W' | ':' | 'b' | 't' | 'T' | '#' => break,
+                'w' | 'W' => {
+                    let file: String = chars[i..].iter().collect();
+                    written(out, "sed w", file.trim());
+                    break;
+                }
+                'a' | 'i' | 'c' | 'r' | 'R' | ':' | 'b' | 't' | 'T' | '#' => break,
                 _ => {}
             }
         }
+    }
+}
+
+/// The file of a `w FILE` command or `s///w FILE` flag (to the end of the line, as GNU sed
+/// reads it): `/dev/stdout` and `/dev/stderr` are output, not files.
+fn written(out: &mut Output, call: &str, file: &str) {
+    if !file.is_empty() && !matches!(file, "/dev/stdout" | "/dev/stderr") {
+        out.find(Finding::Write {
+            call: call.into(),
+            path: file.to_string(),
+        });
     }
 }
 

@@ -538,6 +538,28 @@ fn block_device_writes(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
             out.push(REDIRECT_BLOCK_DEVICE.on(i, cmd, vec![r.target.shown.clone()]));
         }
     }
+    // socat's file addresses are written (only the second with `-u`, the first with `-U`).
+    if cmd.is(&["socat"]) {
+        let addresses = cmd.operands();
+        let written: Vec<&&Word> = if cmd.has_arg("-u") {
+            addresses.iter().skip(1).collect()
+        } else if cmd.has_arg("-U") {
+            addresses.iter().take(1).collect()
+        } else {
+            addresses.iter().collect()
+        };
+        for w in written {
+            let Some(v) = w.value() else { continue };
+            let upper = v.to_ascii_uppercase();
+            let path = ["OPEN:", "CREATE:", "GOPEN:", "FILE:", "CREAT:"]
+                .iter()
+                .find(|p| upper.starts_with(*p))
+                .map(|p| v[p.len()..].split(',').next().unwrap_or_default());
+            if path.is_some_and(is_block_device) {
+                out.push(REDIRECT_BLOCK_DEVICE.on(i, cmd, vec![w.shown.clone()]));
+            }
+        }
+    }
     // `tee` writes its operands; `cp`/`install` their last one when there are two or more.
     // `pv` and `cat` only read theirs (`pv /dev/sda > /dev/null` reads a disk).
     if cmd.is(&["tee", "cp", "install"]) {

@@ -105,6 +105,20 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
                         once(out, &INTERPRETER_RECURSIVE_DELETE, *i, cmd, shown);
                     }
                 }
+                Finding::Write { path, .. } => {
+                    let norm = super::paths::normalize(path);
+                    if super::paths::is_block_device(&norm) {
+                        once(
+                            out,
+                            &super::destructive::REDIRECT_BLOCK_DEVICE,
+                            *i,
+                            cmd,
+                            path,
+                        );
+                    } else if let Some(spec) = super::clobber::clobber_spec(&norm) {
+                        once(out, spec, *i, cmd, path);
+                    }
+                }
                 _ => {}
             }
         }

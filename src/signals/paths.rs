@@ -162,12 +162,49 @@ const BLOCK_PREFIXES: &[&str] = &[
     "/dev/bcache",
 ];
 
+/// Directories under `/dev` that hold no block devices: `/dev/VG/LV` is an LVM logical volume
+/// for any other two-level name.
+const DEV_NON_BLOCK_DIRS: &[&str] = &[
+    "fd",
+    "pts",
+    "shm",
+    "net",
+    "input",
+    "snd",
+    "dri",
+    "bus",
+    "char",
+    "hugepages",
+    "mqueue",
+    "cpu",
+    "usb",
+    "serial",
+    "vfio",
+    "dma_heap",
+    "hidraw",
+    "v4l",
+    "block",
+    "ptp",
+    "tty",
+];
+
+fn is_lvm_volume(norm: &str) -> bool {
+    let parts: Vec<&str> = norm.split('/').collect();
+    parts.len() == 4
+        && parts[0].is_empty()
+        && parts[1] == "dev"
+        && !parts[3].is_empty()
+        && !DEV_NON_BLOCK_DIRS.contains(&parts[2])
+        && !parts[2].starts_with('.')
+}
+
 /// True for a path that names a block device (after normalisation, so `/dev/./sda` counts).
 pub fn is_block_device(path: &str) -> bool {
     let norm = normalize(path);
     BLOCK_PREFIXES
         .iter()
         .any(|p| norm.starts_with(p) && norm.len() > p.len())
+        || is_lvm_volume(&norm)
         || matches!(norm.as_str(), "/dev/mem" | "/dev/kmem" | "/dev/port")
 }
 
