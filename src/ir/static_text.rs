@@ -9,6 +9,8 @@ use super::word::Word;
 /// The static text that `echo`/`printf` stages write into a pipe, if that is all that feeds it.
 pub fn piped_text(stdin: &Stdin, analysis: &Analysis) -> Option<String> {
     let mut stdin = stdin;
+    // `base64 -d` stages on the way, decoded once the text is found.
+    let mut decodes = 0;
     for _ in 0..MAX_CAT_HOPS {
         let Stdin::Pipe { pipeline, stage } = stdin else {
             return None;
@@ -19,16 +21,45 @@ pub fn piped_text(stdin: &Stdin, analysis: &Analysis) -> Option<String> {
             .stages
             .get(stage.checked_sub(1)?)?;
         let first = analysis.commands.get(*previous.first()?)?;
-        if !(first.is(&["cat"]) && first.args.is_empty()) {
-            return echoed(first);
-        }
-        match &first.stdin {
-            Stdin::Heredoc { text, .. } => return text.clone(),
-            Stdin::HereString(w) => return w.value().map(|v| format!("{v}\n")),
-            other => stdin = other,
-        }
+        let decoder = is_base64_decode(first);
+        decodes += usize::from(decoder);
+        let text = if decoder || first.is(&["cat"]) && first.args.is_empty() {
+            match &first.stdin {
+                Stdin::Heredoc { text, .. } => text.clone(),
+                Stdin::HereString(w) => w.value().map(|v| format!("{v}\n")),
+                other => {
+                    stdin = other;
+                    continue;
+                }
+            }
+        } else {
+            echoed(first)
+        };
+        return text.and_then(|t| decoded(t, decodes));
     }
     None
+}
+
+/// `base64 -d` (`--decode`, `-D`) reading its stdin.
+fn is_base64_decode(cmd: &Command) -> bool {
+    cmd.is(&["base64"])
+        && cmd.has_any_arg(&["-d", "--decode", "-D", "-di", "-id"])
+        && cmd.operands().is_empty()
+}
+
+/// `text` base64-decoded `times` times (whitespace ignored, as `base64 -d` does), when it is
+/// valid base64 of UTF-8 text each time.
+fn decoded(text: String, times: usize) -> Option<String> {
+    use base64::Engine as _;
+    let mut text = text;
+    for _ in 0..times {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(compact.as_bytes())
+            .ok()?;
+        text = String::from_utf8(bytes).ok()?;
+    }
+    Some(text)
 }
 
 /// How many plain `cat` stages `piped_text` looks back through (`echo x | cat | cat | sh`).

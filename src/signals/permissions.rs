@@ -25,7 +25,7 @@ spec!(
     "SETUID_BIT",
     Critical,
     "setuid or setgid on a shell, interpreter or system binary",
-    "The setuid/setgid bit on a shell, an interpreter, a GTFOBins file-access binary (`find`, `cp`, `vim`, `tar`, `env`…), anything under `/bin`, `/sbin`, `/usr/bin`, `/usr/sbin`, or a file the same text made root-owned (`chown root x && chmod u+s x`): an instant root shell for any user."
+    "The setuid/setgid bit on a shell, an interpreter, a GTFOBins file-access binary (`find`, `cp`, `vim`, `tar`, `env`…), anything under `/bin`, `/sbin`, `/usr/bin`, `/usr/sbin`, a file the same text made root-owned (`chown root x && chmod u+s x`) or a copy of one of those (`cp /bin/bash /tmp/.sh && chmod u+s /tmp/.sh`, `install -m 4755 /bin/sh X`): an instant root shell for any user."
 );
 spec!(
     WORLD_WRITABLE_SYSTEM_PATH,
@@ -239,8 +239,8 @@ fn is_dangerous_binary(path: &str) -> bool {
         || under_any(path, &["/bin", "/sbin", "/usr/bin", "/usr/sbin"])
 }
 
-/// For each path some command makes owned by root (`chown root x`, `chown 0:0 x`), the index
-/// of the first such command.
+/// For each path some command makes owned by root (`chown root x`, `chown 0:0 x`) or makes a
+/// copy of a shell, interpreter or system binary, the index of the first such command.
 fn root_owned_paths(a: &Analysis) -> HashMap<String, usize> {
     let mut owned = HashMap::new();
     for (i, c) in a
@@ -259,6 +259,28 @@ fn root_owned_paths(a: &Analysis) -> HashMap<String, usize> {
         if owner.is_some_and(|o| matches!(o.split([':', '.']).next(), Some("root" | "0"))) {
             for path in files.iter().filter_map(|f| path_value(f)) {
                 owned.entry(path).or_insert(i);
+            }
+        }
+    }
+    // A copy of a shell, interpreter or system binary (`cp /bin/bash /tmp/.sh`, `install
+    // /bin/sh X`) is that binary: setuid on it is the same root shell.
+    for (i, c) in a.commands.iter().enumerate() {
+        if !c.is(&["cp", "install"]) {
+            continue;
+        }
+        let operands = operands_skipping(
+            c,
+            "mogtS",
+            &["mode", "owner", "group", "target-directory", "suffix"],
+        );
+        if let [sources @ .., dest] = operands.as_slice() {
+            let copies_binary = sources
+                .iter()
+                .any(|w| path_value(w).is_some_and(|p| is_dangerous_binary(&p)));
+            if copies_binary {
+                if let Some(path) = path_value(dest) {
+                    owned.entry(path).or_insert(i);
+                }
             }
         }
     }
@@ -306,7 +328,7 @@ fn setuid_signal(
     shown: &str,
     out: &mut Vec<Signal>,
 ) {
-    if is_dangerous_binary(path) || owned.get(path).is_some_and(|&j| j < i) {
+    if is_dangerous_binary(path) || owned.get(path).is_some_and(|&j| j <= i) {
         push_once(out, &SETUID_SHELL, i, cmd, shown.to_string());
     } else {
         push_once(out, &SETUID_BIT, i, cmd, shown.to_string());
