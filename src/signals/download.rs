@@ -89,6 +89,37 @@ fn reads_code_from_stdin(cmd: &Command) -> bool {
     matches!(base, "source" | ".") && operand_is_stdin(cmd)
 }
 
+/// PowerShell code (`pwsh -c`, `-Command`, `-EncodedCommand` is left to the policy) that
+/// downloads and evaluates in one go: `iwr URL | iex`, `iex (New-Object
+/// Net.WebClient).DownloadString(URL)`, `irm URL | Invoke-Expression`.
+fn powershell_download_execute(cmd: &Command) -> Option<String> {
+    if !cmd.is(&["pwsh", "powershell", "pwsh.exe", "powershell.exe"]) {
+        return None;
+    }
+    let code = cmd
+        .arg_values()
+        .skip_while(|v| !matches!(v.to_ascii_lowercase().as_str(), "-c" | "-command" | "/c"))
+        .skip(1)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let lower = code.to_ascii_lowercase();
+    let downloads = [
+        "iwr ",
+        "invoke-webrequest",
+        "irm ",
+        "invoke-restmethod",
+        "downloadstring",
+        "downloadfile",
+        "net.webclient",
+        "curl ",
+        "wget ",
+    ]
+    .iter()
+    .any(|d| lower.contains(d));
+    let evaluates = lower.contains("iex") || lower.contains("invoke-expression");
+    (downloads && evaluates).then_some(code)
+}
+
 fn operand_is_stdin(cmd: &Command) -> bool {
     let operands = cmd.operands();
     // `deno run -A -`, `bun run -`: the program follows a `run` subcommand.
@@ -166,6 +197,9 @@ impl Upstream {
 pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
     let upstream = Upstream::new(a);
     for (i, cmd) in a.commands.iter().enumerate() {
+        if let Some(code) = powershell_download_execute(cmd) {
+            out.push(REMOTE_DOWNLOAD_EXECUTE.on(i, cmd, vec![code]));
+        }
         let mut feeders: Vec<usize> = Vec::new();
         let mut from_pipe = false;
         if reads_code_from_stdin(cmd) {

@@ -47,7 +47,33 @@ impl Lowerer<'_> {
             self.vars.set_possible(name, single.collect());
         } else {
             self.vars.set(name, value.value().map(str::to_string));
+            if self.is_mktemp(value) {
+                // `tmp=$(mktemp -d)`: a fresh temporary path, never empty (a failing mktemp
+                // prints nothing and its `&&` chain stops; set -e stops the script).
+                self.vars.check(name);
+            }
         }
+    }
+
+    /// True when `value` is exactly the output of one `mktemp` (`$(mktemp -d)`, `"$(mktemp)"`).
+    fn is_mktemp(&self, value: &Word) -> bool {
+        let raw = value.raw.trim_matches('"');
+        let whole = raw.starts_with("$(") && raw.ends_with(')')
+            || raw.starts_with('`') && raw.ends_with('`');
+        whole
+            && value.substitutions.len() == 1
+            && self
+                .out
+                .command_substitutions
+                .get(value.substitutions[0])
+                .is_some_and(|inside| {
+                    inside.len() == 1
+                        && self
+                            .out
+                            .commands
+                            .get(inside[0])
+                            .is_some_and(|c| c.is(&["mktemp"]))
+                })
     }
 
     /// `(a b c)`: the static elements, or `None` when any is only known at run time.
