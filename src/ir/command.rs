@@ -132,6 +132,12 @@ impl Command {
         }
     }
 
+    /// Each argument's value, `None` for one only known at run time (for the data tables of
+    /// `programs`, which read values, not words).
+    pub fn arg_words(&self) -> Vec<Option<&str>> {
+        self.args.iter().map(Word::value).collect()
+    }
+
     /// Static argument values (dynamic ones are skipped).
     pub fn arg_values(&self) -> impl Iterator<Item = &str> {
         self.args.iter().filter_map(|w| w.value())

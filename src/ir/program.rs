@@ -12,25 +12,8 @@ pub const PROCESS_STDIN: &str = "/dev/stdin";
 /// Script files read for one analysis, by path as written in the command (`./x.py`, `tool.pl`).
 pub type ScriptFiles = BTreeMap<String, String>;
 
-/// The languages whose programs are analysed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Language {
-    Python,
-    Perl,
-    Ruby,
-    Node,
-    Php,
-    Lua,
-    Awk,
-    Sed,
-}
-
-impl Language {
-    /// General-purpose languages whose inline code can do anything (not awk or sed).
-    pub fn is_general(self) -> bool {
-        !matches!(self, Self::Awk | Self::Sed)
-    }
-}
+/// The languages whose programs are analysed (defined with the interpreters that run them).
+pub use crate::programs::Language;
 
 /// Where a program's text comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

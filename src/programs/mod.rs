@@ -5,7 +5,25 @@
 
 pub mod tools;
 
-use crate::ir::Language;
+/// The languages whose programs are analysed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    Perl,
+    Ruby,
+    Node,
+    Php,
+    Lua,
+    Awk,
+    Sed,
+}
+
+impl Language {
+    /// General-purpose languages whose inline code can do anything (not awk or sed).
+    pub fn is_general(self) -> bool {
+        !matches!(self, Self::Awk | Self::Sed)
+    }
+}
 
 /// Shells whose `-c` string and stdin are shell code.
 pub const SHELLS: &[&str] = &[

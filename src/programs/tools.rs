@@ -4,8 +4,6 @@
 //! match (codex execpolicy's `prefix_rule` shape). The signal family (`signals::platform`)
 //! and the command classes read this table; the examples are tests (`tests/integration/tools.rs`).
 
-use crate::ir::{Command, Word};
-
 /// One subcommand tool.
 pub struct Tool {
     /// Names it is run by (basename).
@@ -518,16 +516,16 @@ pub fn tool(base: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| t.names.contains(&base))
 }
 
-/// The subcommand words of `args`: the words that are not options, skipping the values of the
-/// tool's value options (`git -C /srv push` → `push`); `None` for a word only known at run
-/// time. Everything after `--` counts.
-pub fn subcommand<'c>(tool: &Tool, args: &'c [Word]) -> Vec<Option<&'c str>> {
+/// The subcommand words of a command's argument values (`None` for a word only known at run
+/// time): the words that are not options, skipping the values of the tool's value options
+/// (`git -C /srv push` → `push`). Everything after `--` counts.
+pub fn subcommand<'c>(tool: &Tool, args: &[Option<&'c str>]) -> Vec<Option<&'c str>> {
     let mut out = Vec::new();
-    let mut words = args.iter();
+    let mut words = args.iter().copied();
     while let Some(w) = words.next() {
-        match w.value() {
+        match w {
             Some("--") => {
-                out.extend(words.map(Word::value));
+                out.extend(words);
                 break;
             }
             Some(v) if v.starts_with('-') && v.len() > 1 => {
@@ -541,13 +539,13 @@ pub fn subcommand<'c>(tool: &Tool, args: &'c [Word]) -> Vec<Option<&'c str>> {
     out
 }
 
-/// The first rule of `tool` that `cmd` matches.
-pub fn matching_rule(tool: &'static Tool, cmd: &Command) -> Option<&'static Rule> {
-    let words = subcommand(tool, &cmd.args);
+/// The first rule of `tool` that a command with these argument values matches.
+pub fn matching_rule(tool: &'static Tool, args: &[Option<&str>]) -> Option<&'static Rule> {
+    let words = subcommand(tool, args);
     tool.rules.iter().find(|rule| {
         path_matches(rule.path, &words)
-            && (rule.when_any.is_empty() || has_any(cmd, rule.when_any))
-            && !has_any(cmd, rule.unless_any)
+            && (rule.when_any.is_empty() || has_any(args, rule.when_any))
+            && !has_any(args, rule.unless_any)
     })
 }
 
@@ -569,10 +567,10 @@ fn word_matches(pattern: &str, word: &str) -> bool {
 
 /// True when an argument before `--` (any argument, for a pattern that is not an option)
 /// matches one of `tokens` (the forms of [`Rule::when_any`]).
-fn has_any(cmd: &Command, tokens: &[&str]) -> bool {
+fn has_any(args: &[Option<&str>], tokens: &[&str]) -> bool {
     let mut options = true;
-    cmd.arg_values().any(|arg| {
-        if arg == "--" {
+    args.iter().flatten().any(|arg| {
+        if *arg == "--" {
             options = false;
             return false;
         }

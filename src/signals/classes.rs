@@ -405,7 +405,7 @@ fn by_subcommand(cmd: &Command, base: &str) -> Option<CommandClass> {
     use CommandClass::*;
     // A catalogued tool's subcommand comes after its global options (`git -C DIR push`).
     let words: Vec<&str> = match crate::programs::tools::tool(base) {
-        Some(tool) => crate::programs::tools::subcommand(tool, &cmd.args)
+        Some(tool) => crate::programs::tools::subcommand(tool, &cmd.arg_words())
             .into_iter()
             .flatten()
             .collect(),

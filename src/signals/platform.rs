@@ -199,7 +199,9 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         let Some(tool) = cmd.base().and_then(tools::tool) else {
             continue;
         };
-        let Some(spec) = tools::matching_rule(tool, cmd).and_then(|r| spec_named(r.signal)) else {
+        let Some(spec) =
+            tools::matching_rule(tool, &cmd.arg_words()).and_then(|r| spec_named(r.signal))
+        else {
             continue;
         };
         let args: Vec<String> = cmd.args.iter().map(|w| w.shown.clone()).collect();

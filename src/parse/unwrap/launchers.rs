@@ -234,7 +234,7 @@ pub(super) fn git(cmd: &Command) -> Vec<Inner> {
     }
     let tool = crate::programs::tools::tool("git");
     let words = tool
-        .map(|t| crate::programs::tools::subcommand(t, args))
+        .map(|t| crate::programs::tools::subcommand(t, &cmd.arg_words()))
         .unwrap_or_default();
     if words.first() == Some(&Some("bisect")) && words.get(1) == Some(&Some("run")) {
         if let Some(at) = args.iter().position(|w| w.value() == Some("run")) {

@@ -25,7 +25,8 @@ pub(super) fn ssh(args: &[Word]) -> Vec<Inner> {
 pub(super) fn container(base: &str, args: &[Word]) -> Vec<Inner> {
     // The subcommand after the tool's global options (`docker -H tcp://h run …`).
     let sub_at = tools::tool(base).and_then(|tool| {
-        let sub = tools::subcommand(tool, args).into_iter().next()??;
+        let values: Vec<Option<&str>> = args.iter().map(Word::value).collect();
+        let sub = tools::subcommand(tool, &values).into_iter().next()??;
         args.iter().position(|w| w.value() == Some(sub))
     });
     let Some(at) = sub_at else {
@@ -244,8 +245,13 @@ fn as_host_path(word: &Word, mounts: &[(String, String)]) -> Word {
 }
 
 pub(super) fn kubectl(base: &str, args: &[Word]) -> Vec<Inner> {
-    let sub = tools::tool(base)
-        .and_then(|tool| tools::subcommand(tool, args).into_iter().next().flatten());
+    let values: Vec<Option<&str>> = args.iter().map(Word::value).collect();
+    let sub = tools::tool(base).and_then(|tool| {
+        tools::subcommand(tool, &values)
+            .into_iter()
+            .next()
+            .flatten()
+    });
     let Some(dash) = args.iter().position(|w| w.value() == Some("--")) else {
         return Vec::new();
     };
