@@ -4,6 +4,7 @@
 //! terraform…), their global options and their destructive subcommands are in [`tools`].
 
 pub mod tools;
+pub mod wrappers;
 
 /// The languages whose programs are analysed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -85,3 +85,34 @@ fn rows_are_seen_through_wrappers_and_defaults() {
         );
     }
 }
+
+/// Every wrapper of `programs::wrappers` around a critical command is critical, and around an
+/// everyday one is not: the rows are read where the command is found.
+#[test]
+fn every_wrapper_row_runs_what_it_wraps() {
+    use guarded_sh::decision::{builtin, Mode};
+    use guarded_sh::programs::wrappers::WRAPPERS;
+    let mut failures = Vec::new();
+    for w in WRAPPERS {
+        for name in w.names {
+            let mut words: Vec<String> = vec![name.to_string()];
+            words.extend(
+                w.path
+                    .iter()
+                    .map(|alternatives| alternatives[0].to_string()),
+            );
+            words.extend((0..w.skip).map(|k| format!("operand{k}")));
+            for (inner, critical) in [("rm -rf /etc", true), ("ls -la", false)] {
+                let text = format!("{} {inner}", words.join(" "));
+                let signals = detect(&analyse(&text, &Limits::default()));
+                if builtin(&signals, Mode::Command).is_some() != critical {
+                    failures.push(format!(
+                        "{text}: {:?}",
+                        signals.iter().map(|s| s.id()).collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

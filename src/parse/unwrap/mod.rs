@@ -176,7 +176,10 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
             }
             found
         }
-        _ => return by_path(cmd, analysis),
+        _ => match crate::programs::wrappers::wrapper(base) {
+            Some(w) => table_wrapper(base, w, args),
+            None => return by_path(cmd, analysis),
+        },
     })
 }
 
@@ -241,6 +244,25 @@ fn prompt_substitutions(prompt: &str) -> Vec<&str> {
         }
     }
     found
+}
+
+/// A wrapper of `programs::wrappers`: its path words and options, then its operands to skip,
+/// then the command. A path word that is not there means it runs nothing of this shape.
+fn table_wrapper(base: &str, w: &crate::programs::wrappers::Wrapper, args: &[Word]) -> Vec<Inner> {
+    let mut at = 0;
+    let rest = |at: usize| &args[at.min(args.len())..];
+    for alternatives in w.path {
+        at += skip_options(rest(at), w.short_values, w.long_values);
+        match args.get(at).and_then(Word::value) {
+            Some(word) if alternatives.contains(&word) => at += 1,
+            _ => return Vec::new(),
+        }
+    }
+    for _ in 0..w.skip {
+        at += skip_options(rest(at), w.short_values, w.long_values) + 1;
+    }
+    at += skip_options(rest(at), w.short_values, w.long_values);
+    argv(base, args, at, false)
 }
 
 fn argv(via: &str, args: &[Word], at: usize, extra_args: bool) -> Vec<Inner> {
