@@ -6,6 +6,9 @@
 /// Most readings one word keeps (each default or alternative taken forks the word).
 pub const MAX_READINGS: usize = 8;
 
+/// Longest reading kept, in characters (a longer one is left unknown).
+pub const MAX_READING_CHARS: usize = 4096;
+
 /// An expansion operator, split from the text after the parameter's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operator<'o> {

@@ -45,9 +45,15 @@ impl Lowerer<'_> {
                     _ => None,
                 });
             self.vars.set_possible(name, single.collect());
+            if value.guarded_param && !value.unguarded_param {
+                self.vars.check(name);
+            }
         } else {
             self.vars.set(name, value.value().map(str::to_string));
-            if self.is_mktemp(value) {
+            // `OUT=${OUT:-out}`: a value that cannot be empty keeps that on `$OUT`.
+            let never_empty =
+                value.value().is_none() && value.guarded_param && !value.unguarded_param;
+            if never_empty || self.is_mktemp(value) {
                 // `tmp=$(mktemp -d)`: a fresh temporary path, never empty (a failing mktemp
                 // prints nothing and its `&&` chain stops; set -e stops the script).
                 self.vars.check(name);

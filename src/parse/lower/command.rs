@@ -129,6 +129,21 @@ impl Lowerer<'_> {
         cmd.assignments = assignments;
         cmd.redirects = redirects;
         let reading = cmd.context.reading_of.is_some();
+        // `: "${D:?}"` guards what follows only when it runs first, in this shell, always.
+        let c = &cmd.context;
+        let checks = std::mem::take(&mut self.pending_checks);
+        if c.substitution.is_none()
+            && c.function.is_none()
+            && !c.condition
+            && !c.background
+            && c.pipeline.is_none()
+            && c.via.is_empty()
+            && ctx.subshell == 0
+        {
+            for name in checks {
+                self.vars.check(&name);
+            }
+        }
         self.mark_executed(&executed);
         if !reading {
             self.track_constants(index);

@@ -46,6 +46,9 @@ pub(crate) struct Lowerer<'l> {
     /// Plain command lines are lowered without the grammar (`parse::plain`); off only to
     /// compare the two paths.
     plain_lines: bool,
+    /// Variables a `${V:?}` of the command being lowered checks, committed by `finish` when
+    /// the command runs in this shell, unconditionally (see `Vars::check`).
+    pending_checks: Vec<String>,
 }
 
 /// Context while walking: what every command found below inherits.
@@ -55,6 +58,8 @@ struct Ctx {
     stdin: Option<Stdin>,
     redirects: Vec<Redirect>,
     tree_depth: usize,
+    /// Subshells (`( … )`) around the statement: what they set stays in them.
+    subshell: usize,
 }
 
 impl<'l> Lowerer<'l> {
@@ -76,6 +81,7 @@ impl<'l> Lowerer<'l> {
             pending_array: None,
             base_depth: 0,
             plain_lines: true,
+            pending_checks: Vec::new(),
         }
     }
 

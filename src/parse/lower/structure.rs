@@ -26,8 +26,18 @@ impl Lowerer<'_> {
             "for_statement" => {
                 if let Some(var) = node.child_by_field_name("variable") {
                     let values = loop_values(src, node);
+                    // The loop variable is one of its list's values: when each is known and
+                    // not empty, so is the variable.
+                    let never_empty = !values.is_empty() && values.iter().all(|v| !v.is_empty());
                     self.vars.set_possible(text(src, var), values);
+                    if never_empty {
+                        self.vars.check(text(src, var));
+                    }
                 }
+                self.sequence(src, node, &inner);
+            }
+            "subshell" => {
+                inner.subshell += 1;
                 self.sequence(src, node, &inner);
             }
             "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" => {}

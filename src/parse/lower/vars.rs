@@ -95,7 +95,10 @@ impl Vars {
     pub(super) fn set_possible(&mut self, name: &str, values: Vec<String>) {
         self.set(name, None);
         if !values.is_empty() {
-            let values = values.into_iter().take(crate::parse::values::MAX_READINGS);
+            let values = values
+                .into_iter()
+                .filter(|v| v.len() <= crate::parse::values::MAX_READING_CHARS)
+                .take(crate::parse::values::MAX_READINGS);
             self.possible.insert(name.to_string(), values.collect());
         }
     }

@@ -5,7 +5,7 @@
 use super::vars::Value;
 use super::{text, Ctx, Lowerer, MAX_BRACE, MAX_RAW};
 use crate::ir::{decode_ansi_c, Word};
-use crate::parse::values::{self, Operator, MAX_READINGS};
+use crate::parse::values::{self, Operator, MAX_READINGS, MAX_READING_CHARS};
 use crate::parse::word::{unescape_double_quoted, unescape_unquoted, CharKind, Chars};
 use tree_sitter::Node;
 
@@ -92,7 +92,11 @@ impl WordState {
         let mut after = Vec::new();
         for reading in &before {
             for alternative in alternatives {
-                if after.len() < MAX_READINGS {
+                // Bounded in number and in length (a value that refers to itself twice doubles
+                // at each assignment).
+                if after.len() < MAX_READINGS
+                    && reading.0.len() + alternative.len() <= MAX_READING_CHARS
+                {
                     let mut r = reading.clone();
                     r.push_str(alternative, kind);
                     after.push(r);
@@ -338,7 +342,8 @@ impl Lowerer<'_> {
         let operator = Operator::parse(op);
         let guarded = operator == Operator::Guard;
         if guarded && op.starts_with(':') && !name.starts_with('!') {
-            self.vars.check(name);
+            // Committed when the command it is part of runs in this shell (see `finish`).
+            self.pending_checks.push(name.to_string());
         }
         // `${!name}` follows a known name to its variable; `${!prefix*}` and `${!a[@]}` list
         // names and keys, which stay unknown.
@@ -421,12 +426,16 @@ impl Lowerer<'_> {
                 // `${V:-w}`/`${V:=w}` with a non-empty literal default; `${V:+w}` with a
                 // literal word is one of two known values. The reference's hazard, an empty
                 // expansion deleting `/`, needs none of these.
+                // A checked variable is not empty, but what an operator makes of it may be
+                // (`${D%%/*}` of an absolute path is empty): only its value as it is counts.
+                let as_is = matches!(
+                    operator,
+                    Operator::Plain | Operator::Guard | Operator::Default { .. }
+                );
                 let never_empty = guarded
-                    || target.as_deref().is_some_and(|t| self.vars.is_checked(t))
+                    || as_is && target.as_deref().is_some_and(|t| self.vars.is_checked(t))
                     || match operator {
-                        Operator::Default { colon: true, word } => {
-                            self.word_value(word).is_some_and(|v| !v.is_empty())
-                        }
+                        Operator::Default { colon: true, word } => never_empty_word(word),
                         Operator::Alternative { word, .. } => self.word_value(word).is_some(),
                         _ => false,
                     };
@@ -467,6 +476,30 @@ impl Lowerer<'_> {
         }
         self.vars.get(name)
     }
+}
+
+/// A default word that cannot expand to nothing: literal text besides its expansions
+/// (`./build`, `$HOME/.cache`; not `$X` or `"${Y}"`).
+fn never_empty_word(word: &str) -> bool {
+    let mut rest = word;
+    let mut literal = false;
+    while let Some(c) = rest.chars().next() {
+        if c == '$' {
+            let after = &rest[1..];
+            let len = if let Some(inner) = after.strip_prefix('{') {
+                inner.find('}').map_or(after.len(), |end| end + 2)
+            } else {
+                after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len())
+            };
+            rest = &after[len.min(after.len())..];
+        } else {
+            literal |= !matches!(c, '"' | '\'');
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    literal
 }
 
 fn is_variable_name(name: &str) -> bool {

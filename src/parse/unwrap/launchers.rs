@@ -202,11 +202,17 @@ pub(super) fn git(cmd: &Command) -> Vec<Inner> {
     let args = &cmd.args;
     let mut out = Vec::new();
     let via = || Via::Shell("git config command".into());
-    for pair in args.windows(2) {
-        if pair[0].value() != Some("-c") {
-            continue;
-        }
-        let Some((key, value)) = pair[1].value().and_then(|v| v.split_once('=')) else {
+    // `-c KEY=VALUE` and `-cKEY=VALUE`.
+    let settings = args
+        .iter()
+        .enumerate()
+        .filter_map(|(k, w)| match w.value() {
+            Some("-c") => args.get(k + 1).and_then(Word::value),
+            Some(v) if v.len() > 2 && v.starts_with("-c") => Some(&v[2..]),
+            _ => None,
+        });
+    for setting in settings {
+        let Some((key, value)) = setting.split_once('=') else {
             continue;
         };
         let key = key.to_ascii_lowercase();

@@ -219,8 +219,21 @@ fn cron_command(line: &str, user: bool) -> Option<String> {
         let end = rest.find(char::is_whitespace)?;
         rest = &rest[end..];
     }
-    let command = rest.trim();
-    (!command.is_empty()).then(|| command.to_string())
+    // cron ends the command at the first unescaped `%` and feeds the rest to it as lines of
+    // stdin (`sh%rm -rf /` runs the rm): both are read as code, `\%` is a percent sign.
+    let mut command = String::new();
+    let mut chars = rest.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'%') => {
+                command.push('%');
+                chars.next();
+            }
+            '%' => command.push('\n'),
+            c => command.push(c),
+        }
+    }
+    (!command.trim().is_empty()).then_some(command)
 }
 
 /// The values of `key"…"` in `line` (`RUN+="/bin/sh -c 'x'"`), `\"` unescaped.
@@ -271,6 +284,12 @@ mod tests {
                 "@reboot root mkfs.ext4 /dev/sdb",
                 true,
                 Some("mkfs.ext4 /dev/sdb"),
+            ),
+            ("* * * * * rm -rf /*%", false, Some("rm -rf /*\n")),
+            (
+                "0 1 * * * date +\\%F >> log",
+                false,
+                Some("date +%F >> log"),
             ),
             ("SHELL=/bin/bash", false, None),
             ("# m h dom mon dow command", false, None),

@@ -10,8 +10,13 @@ use crate::ir::{Via, Word};
 use crate::programs::tools;
 
 pub(super) fn ssh(args: &[Word]) -> Vec<Inner> {
-    let at = skip_options(args, "BbcDEeFIiJLlmOoPpQRSWw", &[]);
-    let rest = args.get(at + 1..).unwrap_or_default();
+    const VALUES: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+    let at = skip_options(args, VALUES, &[]);
+    // OpenSSH reads options after the destination too (`ssh host -t -- CMD`).
+    let after = args.get(at + 1..).unwrap_or_default();
+    let rest = after
+        .get(skip_options(after, VALUES, &[])..)
+        .unwrap_or_default();
     if rest.is_empty() {
         return Vec::new();
     }
@@ -57,6 +62,9 @@ pub(super) fn container(base: &str, args: &[Word]) -> Vec<Inner> {
             }]
         }
         Some("run") => container_run(base, rest),
+        Some("container") if rest.first().and_then(Word::value) == Some("run") => {
+            container_run(base, &rest[1..])
+        }
         _ => Vec::new(),
     }
 }
@@ -78,6 +86,10 @@ fn container_run(base: &str, rest: &[Word]) -> Vec<Inner> {
         }
         let (name, inline) = match v.split_once('=') {
             Some((n, value)) if n.starts_with("--") => (n, Some(value.to_string())),
+            // `-v/:/h`, `-eX=1`: a short value option with its value attached.
+            _ if v.len() > 2 && !v.starts_with("--") && RUN_SHORT_VALUES.contains(&v[1..2]) => {
+                (&v[..2], Some(v[2..].to_string()))
+            }
             _ => (v, None),
         };
         privileged |= name == "--privileged";
@@ -286,18 +298,27 @@ pub(super) fn gcloud(args: &[Word]) -> Vec<Inner> {
         || args
             .windows(2)
             .any(|p| p[0].value() == Some("compute") && p[1].value() == Some("ssh"));
-    let Some(dash) = args.iter().position(|w| w.value() == Some("--")) else {
-        return Vec::new();
-    };
-    let rest = &args[dash + 1..];
-    if !ssh || rest.is_empty() {
+    if !ssh {
         return Vec::new();
     }
-    vec![joined(
-        Via::Remote("gcloud compute ssh".into()),
-        rest,
-        false,
-    )]
+    let via = || Via::Remote("gcloud compute ssh".into());
+    // `--command CMD`, `--command=CMD`, or everything after `--`.
+    for (k, w) in args.iter().enumerate() {
+        match w.value() {
+            Some("--command") => {
+                if let Some(code) = args.get(k + 1) {
+                    return vec![script(via(), code, None, false)];
+                }
+            }
+            Some(v) if v.starts_with("--command=") => {
+                let code = Word::literal(&v["--command=".len()..]);
+                return vec![script(via(), &code, None, false)];
+            }
+            Some("--") if k + 1 < args.len() => return vec![joined(via(), &args[k + 1..], false)],
+            _ => {}
+        }
+    }
+    Vec::new()
 }
 
 /// `aws ssm send-command --parameters commands=…` (a JSON list, `commands=["a","b"]`, or one
