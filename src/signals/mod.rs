@@ -149,6 +149,13 @@ pub fn detect_within(analysis: &Analysis, budget: std::time::Duration) -> Vec<Si
 /// itself or an earlier reading of it already raised the same ID: a reading adds what its
 /// value reveals, not a second copy of what the written command shows.
 fn without_repeated_readings(analysis: &Analysis, signals: Vec<Signal>) -> Vec<Signal> {
+    if !analysis
+        .commands
+        .iter()
+        .any(|c| c.context.reading_of.is_some())
+    {
+        return signals;
+    }
     let origin = |at: usize| {
         let mut at = at;
         while let Some(of) = analysis.commands.get(at).and_then(|c| c.context.reading_of) {

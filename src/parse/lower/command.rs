@@ -170,6 +170,15 @@ impl Lowerer<'_> {
     /// `MAX_READINGS`. Each is finished as a command of its own, so wrappers and shell strings
     /// in it are followed too.
     fn readings(&mut self, index: usize, cmd: &Command, ctx: &Ctx) {
+        let has_alternatives = !cmd.name.alternatives.is_empty()
+            || cmd.args.iter().any(|w| !w.alternatives.is_empty())
+            || cmd
+                .redirects
+                .iter()
+                .any(|r| !r.target.alternatives.is_empty());
+        if !has_alternatives {
+            return;
+        }
         let mut slots: Vec<&[Vec<String>]> = vec![&cmd.name.alternatives];
         slots.extend(cmd.args.iter().map(|w| w.alternatives.as_slice()));
         slots.extend(
@@ -177,9 +186,6 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|r| r.target.alternatives.as_slice()),
         );
-        if slots.iter().all(|s| s.is_empty()) {
-            return;
-        }
         let mut choices: Vec<Vec<Option<usize>>> =
             vec![slots.iter().map(|s| (!s.is_empty()).then_some(0)).collect()];
         for (slot, alternatives) in slots.iter().enumerate() {
