@@ -250,6 +250,36 @@ pub(super) fn git(cmd: &Command) -> Vec<Inner> {
     out
 }
 
+/// A command run with an environment variable whose value is a command the program will start
+/// (`PAGER=…`, `EDITOR=…`, `LESSOPEN='|…'`, `RESTIC_PASSWORD_COMMAND=…`, any `*_COMMAND`,
+/// `*_PAGER`, `*_EDITOR`): the value is shell code. git's own are read by [`git`].
+pub(super) fn configured(cmd: &Command) -> Vec<Inner> {
+    if cmd.is(&["git"]) {
+        return Vec::new();
+    }
+    cmd.assignments
+        .iter()
+        .filter(|(name, _)| {
+            let n = name.as_str();
+            n.ends_with("_COMMAND")
+                || n.ends_with("PAGER")
+                || n.ends_with("EDITOR")
+                || matches!(n, "VISUAL" | "LESSOPEN" | "LESSCLOSE" | "BROWSER")
+        })
+        .filter_map(|(name, value)| {
+            let code = value.value()?.trim_start_matches('|').trim();
+            (!code.is_empty()).then(|| {
+                script(
+                    Via::Shell(format!("{name}=")),
+                    &Word::literal(code),
+                    None,
+                    false,
+                )
+            })
+        })
+        .collect()
+}
+
 /// `make -f -` (or `--file=-`) with the makefile on stdin: each recipe line (a line starting
 /// with a tab) is shell code.
 pub(super) fn make(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {

@@ -18,9 +18,12 @@ use runners::{find, parallel, xargs};
 use shells::{by_path, script_command, shell, sourced};
 pub(crate) use shells::{reads_process_stdin, shell_script_path};
 
-/// What `cmd` writes or schedules to run later, as shell code (see `persisted`).
+/// What `cmd` writes or schedules to run later, as shell code (see `persisted`), and the
+/// commands its environment tells the program to start (`PAGER=…`, see `launchers::configured`).
 pub fn persisted(cmd: &Command, analysis: &Analysis) -> Vec<Inner> {
-    persisted::persisted(cmd, analysis)
+    let mut later = persisted::persisted(cmd, analysis);
+    later.extend(launchers::configured(cmd));
+    later
 }
 use wrappers::{alias, coproc, env, flock, su, sudo, trap, watch};
 
