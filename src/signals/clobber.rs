@@ -99,7 +99,62 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
                 push_once(out, spec, i, cmd, w.shown.clone());
             }
         }
+        for path in output_option_values(cmd) {
+            if let Some(spec) = clobber_spec(&normalize(&path)) {
+                push_once(out, spec, i, cmd, path);
+            }
+        }
     }
+}
+
+/// Options that name the file a program writes its output or log to, in most programs.
+const OUTPUT_OPTIONS: &[&str] = &[
+    "-o",
+    "-O",
+    "-out",
+    "--output",
+    "--outfile",
+    "--out-file",
+    "--output-file",
+    "--outFile",
+    "--output-document",
+    "--log-file",
+    "--logfile",
+    "-Logfile",
+    "--dump-bin",
+    "--junit-xml",
+    "-oG",
+    "-oN",
+    "-oX",
+    "-oA",
+    "-filename",
+    "--filename",
+];
+
+/// The values of output options (`-o FILE`, `--output=FILE`, `-oFILE` with an absolute path):
+/// judged as writes only when they name a system file (`sort -o /etc/passwd`, `openssl enc
+/// -out /etc/sudoers`, `gcc -o /usr/bin/x`), so options of the same name that mean something
+/// else never matter.
+fn output_option_values(cmd: &Command) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut words = cmd.args.iter();
+    while let Some(w) = words.next() {
+        let Some(v) = w.value() else { continue };
+        if v == "--" {
+            break;
+        }
+        if OUTPUT_OPTIONS.contains(&v) {
+            out.extend(words.next().and_then(Word::value).map(str::to_string));
+        } else if let Some((name, value)) = v.split_once('=') {
+            if OUTPUT_OPTIONS.contains(&name) {
+                out.push(value.to_string());
+            }
+        } else if let Some(value) = v.strip_prefix("-o").filter(|p| p.starts_with('/')) {
+            out.push(value.to_string());
+        }
+    }
+    out.retain(|p| p.starts_with('/'));
+    out
 }
 
 pub(super) fn clobber_spec(path: &str) -> Option<&'static Spec> {
