@@ -136,21 +136,21 @@ const OUTPUT_OPTIONS: &[&str] = &[
 /// -out /etc/sudoers`, `gcc -o /usr/bin/x`), so options of the same name that mean something
 /// else never matter.
 fn output_option_values(cmd: &Command) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut words = cmd.args.iter();
-    while let Some(w) = words.next() {
-        let Some(v) = w.value() else { continue };
-        if v == "--" {
-            break;
-        }
-        if OUTPUT_OPTIONS.contains(&v) {
-            out.extend(words.next().and_then(Word::value).map(str::to_string));
-        } else if let Some((name, value)) = v.split_once('=') {
-            if OUTPUT_OPTIONS.contains(&name) {
-                out.push(value.to_string());
+    let mut out: Vec<String> = option_values(cmd, OUTPUT_OPTIONS)
+        .iter()
+        .filter_map(|w| w.value().map(str::to_string))
+        .collect();
+    // `-oG=FILE` (nmap) and `-oFILE`: the value attached.
+    for v in cmd.arg_values().take_while(|v| *v != "--") {
+        match v.split_once('=') {
+            Some((name, value)) if !name.starts_with("--") && OUTPUT_OPTIONS.contains(&name) => {
+                out.push(value.to_string())
             }
-        } else if let Some(value) = v.strip_prefix("-o").filter(|p| p.starts_with('/')) {
-            out.push(value.to_string());
+            _ => out.extend(
+                v.strip_prefix("-o")
+                    .filter(|p| p.starts_with('/'))
+                    .map(str::to_string),
+            ),
         }
     }
     out.retain(|p| p.starts_with('/'));
