@@ -466,11 +466,27 @@ impl Lowerer<'_> {
         if let Some(v) = values::literal_word(word) {
             return Some(v);
         }
+        // `$'/dev/sd\x61'`: an ANSI-C string.
+        if let Some(body) = word.strip_prefix("$'").and_then(|b| b.strip_suffix('\'')) {
+            return Some(decode_ansi_c(body));
+        }
         let name = word.strip_prefix('$')?;
-        let name = name
-            .strip_prefix('{')
-            .and_then(|n| n.strip_suffix('}'))
-            .unwrap_or(name);
+        if let Some(body) = name.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
+            let (inner, op) = split_parameter(body);
+            if is_variable_name(inner) && !op.is_empty() && word.len() < 1024 {
+                // A nested expansion (`${A:-${B:-/dev/sda}}`): its value when the variable is
+                // known, else its own default's.
+                let operator = Operator::parse(op);
+                return match (self.vars.get(inner), operator) {
+                    (Some(v), operator) => self.expanded(&v, &operator),
+                    (None, Operator::Default { word, .. }) => self.word_value(word),
+                    _ => None,
+                };
+            }
+            return is_variable_name(body)
+                .then(|| self.vars.get(body))
+                .flatten();
+        }
         if !is_variable_name(name) {
             return None;
         }
@@ -487,7 +503,28 @@ fn never_empty_word(word: &str) -> bool {
         if c == '$' {
             let after = &rest[1..];
             let len = if let Some(inner) = after.strip_prefix('{') {
-                inner.find('}').map_or(after.len(), |end| end + 2)
+                let mut depth = 0usize;
+                let end = inner
+                    .char_indices()
+                    .find(|&(_, c)| match c {
+                        '{' => {
+                            depth += 1;
+                            false
+                        }
+                        '}' if depth == 0 => true,
+                        '}' => {
+                            depth -= 1;
+                            false
+                        }
+                        _ => false,
+                    })
+                    .map_or(inner.len(), |(i, _)| i);
+                // A nested `${X:-w}` with a never-empty `w` is never empty either.
+                let (_, op) = split_parameter(&inner[..end]);
+                if let Operator::Default { colon: true, word } = Operator::parse(op) {
+                    literal |= never_empty_word(word);
+                }
+                (end + 2).min(after.len())
             } else {
                 after
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
