@@ -100,7 +100,13 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
             }
         }
         for path in output_option_values(cmd) {
-            if let Some(spec) = clobber_spec(&normalize(&path)) {
+            // Boot files are what boot tools write with `-o` (`grub-mkconfig -o
+            // /boot/grub/grub.cfg`, `mkinitramfs -o /boot/initrd.img-…`).
+            let norm = normalize(&path);
+            if under(&norm, "/boot") {
+                continue;
+            }
+            if let Some(spec) = clobber_spec(&norm) {
                 push_once(out, spec, i, cmd, path);
             }
         }
