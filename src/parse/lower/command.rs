@@ -147,6 +147,7 @@ impl Lowerer<'_> {
         self.mark_executed(&executed);
         if !reading {
             self.track_constants(index);
+            self.remember_written_file(index);
         }
         let snapshot = self.out.commands.get(index).cloned();
         if let Some(cmd) = snapshot {
@@ -239,6 +240,44 @@ impl Lowerer<'_> {
                 redirects,
                 &reading,
             );
+        }
+    }
+
+    /// `echo 'code' > /tmp/x` (or `printf`, `>>` appending): the file's text is known from here
+    /// on, so a later `sh /tmp/x`, `. /tmp/x` or `python3 /tmp/x` in the same text is analysed
+    /// as that text, never as what the disk holds now.
+    pub(super) fn remember_written_file(&mut self, index: usize) {
+        let Some(cmd) = self.out.commands.get(index) else {
+            return;
+        };
+        let Some(text) = crate::ir::echoed(cmd) else {
+            return;
+        };
+        let targets: Vec<(String, bool)> = cmd
+            .redirects
+            .iter()
+            .filter(|r| r.writes() && matches!(r.op.as_str(), ">" | ">|" | ">>"))
+            .filter_map(|r| Some((r.target.value()?.to_string(), r.op == ">>")))
+            .collect();
+        for (path, append) in targets {
+            let known = if append {
+                self.out
+                    .scripts
+                    .get(&path)
+                    .map(|before| format!("{before}{text}"))
+            } else {
+                Some(text.clone())
+            };
+            match known {
+                Some(known) if known.len() <= self.limits.max_bytes => {
+                    self.out.scripts.insert(path.clone(), known);
+                }
+                // Appended to a file whose text is not known: what it holds stays unknown.
+                _ => {
+                    self.out.scripts.remove(&path);
+                }
+            }
+            self.scripts.mark_asked(path);
         }
     }
 

@@ -29,6 +29,13 @@ impl<'l> Scripts<'l> {
             open: Vec::new(),
         }
     }
+
+    /// `path` is known from the text itself (written earlier in it): never read from disk.
+    pub(super) fn mark_asked(&mut self, path: String) {
+        if !self.asked.contains(&path) {
+            self.asked.push(path);
+        }
+    }
 }
 
 impl Lowerer<'_> {
