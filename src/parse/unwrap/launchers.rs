@@ -27,6 +27,17 @@ pub(super) fn tmux(args: &[Word]) -> Vec<Inner> {
             let at = skip_options(rest, "dt", &[]);
             code_of(via(), &rest[at.min(rest.len())..])
         }
+        "display-popup" | "popup" => {
+            let at = skip_options(rest, "bcdhtTswxyeS", &[]);
+            code_of(via(), &rest[at.min(rest.len())..])
+        }
+        // `if-shell [-bF] [-t pane] SHELL-COMMAND …`: its first operand runs in a shell.
+        "if-shell" | "if" => {
+            let at = skip_options(rest, "t", &[]);
+            rest.get(at)
+                .map(|w| vec![script(via(), w, None, false)])
+                .unwrap_or_default()
+        }
         "send-keys" | "send" => {
             let at = skip_options(rest, "tN", &[]);
             let keys: Vec<Word> = rest[at.min(rest.len())..]
@@ -42,6 +53,16 @@ pub(super) fn tmux(args: &[Word]) -> Vec<Inner> {
 
 /// `screen [-d -m -S name …] CMD ARGS…`: the command's argv.
 pub(super) fn screen(args: &[Word]) -> Vec<Inner> {
+    // `screen -S name -X stuff 'cmd\n'`: the keys are typed into the session's shell.
+    if let Some(x) = args.iter().position(|w| w.value() == Some("-X")) {
+        if args.get(x + 1).and_then(Word::value) == Some("stuff") {
+            return args
+                .get(x + 2)
+                .map(|keys| vec![script(Via::Shell("screen stuff".into()), keys, None, false)])
+                .unwrap_or_default();
+        }
+        return Vec::new();
+    }
     let at = skip_options(args, "SceEhpstTX", &[]);
     argv("screen", args, at, false)
 }
@@ -93,6 +114,16 @@ pub(super) fn capsh(args: &[Word]) -> Vec<Inner> {
         return Vec::new();
     };
     let rest = &args[at + 1..];
+    // `--shell=PROG` runs PROG with what follows `--` instead of bash.
+    let shell = args[..at]
+        .iter()
+        .filter_map(Word::value)
+        .find_map(|v| v.strip_prefix("--shell="));
+    if let Some(program) = shell.filter(|p| !p.ends_with("sh")) {
+        let mut words = vec![Word::literal(program)];
+        words.extend(rest.iter().cloned());
+        return argv("capsh --shell", &words, 0, false);
+    }
     match rest.iter().position(|w| w.value() == Some("-c")) {
         Some(c) => rest
             .get(c + 1)

@@ -13,7 +13,7 @@ mod wrappers;
 
 use crate::ir::{Analysis, Code, Command, Via, Word};
 use crate::programs::{database_client, SHELLS};
-use remote::{aws, container, gcloud, kubectl, ssh};
+use remote::{aws, az, container, gcloud, kubectl, ssh};
 use runners::{find, parallel, xargs};
 use shells::{by_path, script_command, shell, sourced};
 pub(crate) use shells::{reads_process_stdin, shell_script_path};
@@ -171,6 +171,7 @@ pub fn inner(cmd: &Command, analysis: &Analysis) -> Option<Vec<Inner>> {
         "kubectl" | "oc" => kubectl(base, args),
         "gcloud" => gcloud(args),
         "aws" => aws(args),
+        "az" => az(args),
         _ if SHELLS.contains(&base) => shell(base, cmd, analysis),
         _ if database_client(base).is_some() => {
             let found = clients::escapes(cmd, analysis);

@@ -75,6 +75,7 @@ pub(super) fn container(base: &str, args: &[Word]) -> Vec<Inner> {
 fn container_run(base: &str, rest: &[Word]) -> Vec<Inner> {
     let mut mounts: Vec<(String, String)> = Vec::new();
     let mut privileged = false;
+    let mut entrypoint: Option<String> = None;
     let mut i = 0;
     while let Some(v) = rest.get(i).and_then(Word::value) {
         if !v.starts_with('-') || v == "-" {
@@ -93,6 +94,7 @@ fn container_run(base: &str, rest: &[Word]) -> Vec<Inner> {
             _ => (v, None),
         };
         privileged |= name == "--privileged";
+        let entrypoint_option = name == "--entrypoint";
         let takes = RUN_VALUE_OPTIONS.contains(&name)
             || name.len() > 2
                 && !name.starts_with("--")
@@ -106,6 +108,9 @@ fn container_run(base: &str, rest: &[Word]) -> Vec<Inner> {
             (false, None) => None,
         };
         if let Some(value) = value {
+            if entrypoint_option {
+                entrypoint = Some(value.clone());
+            }
             if matches!(name, "-v" | "--volume") {
                 let mut parts = value.split(':');
                 if let (Some(src), Some(dst)) = (parts.next(), parts.next()) {
@@ -139,12 +144,12 @@ fn container_run(base: &str, rest: &[Word]) -> Vec<Inner> {
     if mounts.is_empty() && !privileged {
         return Vec::new();
     }
-    // The image, then the command.
-    let words: Vec<Word> = rest
-        .get(i + 1..)
-        .unwrap_or_default()
+    // The image, then the command (after the entrypoint, when one is given).
+    let words: Vec<Word> = entrypoint
         .iter()
-        .map(|w| as_host_path(w, &mounts))
+        .map(|e| Word::literal(e))
+        .chain(rest.get(i + 1..).unwrap_or_default().iter().cloned())
+        .map(|w| as_host_path(&w, &mounts))
         .collect();
     if words.is_empty() {
         return Vec::new();
@@ -319,6 +324,26 @@ pub(super) fn gcloud(args: &[Word]) -> Vec<Inner> {
         }
     }
     Vec::new()
+}
+
+/// `az vm run-command invoke … --scripts CMD…`: shell code run on the VM.
+pub(super) fn az(args: &[Word]) -> Vec<Inner> {
+    let Some(at) = args.iter().position(|w| w.value() == Some("--scripts")) else {
+        return Vec::new();
+    };
+    let scripts: Vec<Word> = args[at + 1..]
+        .iter()
+        .take_while(|w| !w.value().is_some_and(|v| v.starts_with("--")))
+        .cloned()
+        .collect();
+    if !args.iter().any(|w| w.value() == Some("run-command")) || scripts.is_empty() {
+        return Vec::new();
+    }
+    vec![joined(
+        Via::Remote("az vm run-command".into()),
+        &scripts,
+        false,
+    )]
 }
 
 /// `aws ssm send-command --parameters commands=…` (a JSON list, `commands=["a","b"]`, or one
