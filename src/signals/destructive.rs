@@ -120,10 +120,10 @@ pub fn detect(a: &Analysis, out: &mut Vec<Signal>) {
         rm(a, i, cmd, cwd.as_deref(), out);
         find_delete(i, cmd, out);
         rsync_delete(i, cmd, out);
-        block_device_writes(i, cmd, out);
+        block_device_writes(i, cmd, cwd.as_deref(), out);
         let Some(base) = cmd.base() else { continue };
         match base {
-            "dd" => dd(i, cmd, out),
+            "dd" => dd(i, cmd, cwd.as_deref(), out),
             "chmod" => recursive_mode(i, cmd, &CHMOD_SYSTEM, &CHMOD_RECURSIVE, out),
             "chown" | "chgrp" => recursive_mode(i, cmd, &CHOWN_SYSTEM, &CHOWN_RECURSIVE, out),
             "sudo" | "sudo-rs" if is_sudo_query(cmd) => {
@@ -522,19 +522,24 @@ fn selective_pattern(test: &str, pattern: &str, roots: &[String]) -> bool {
     })
 }
 
-fn dd(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+fn dd(i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Signal>) {
     for v in cmd.arg_values() {
         if let Some(target) = v.strip_prefix("of=") {
-            if is_block_device(target) {
+            // `cd /dev; dd of=sda`: a relative target in a known directory.
+            if is_block_device(&resolved(cwd, target)) {
                 out.push(DD_WRITE_BLOCK_DEVICE.on(i, cmd, vec![v.to_string()]));
             }
         }
     }
 }
 
-fn block_device_writes(i: usize, cmd: &Command, out: &mut Vec<Signal>) {
+fn block_device_writes(i: usize, cmd: &Command, cwd: Option<&str>, out: &mut Vec<Signal>) {
     for r in &cmd.redirects {
-        if r.writes() && r.target.value().is_some_and(is_block_device) {
+        if r.writes()
+            && r.target
+                .value()
+                .is_some_and(|t| is_block_device(&resolved(cwd, t)))
+        {
             out.push(REDIRECT_BLOCK_DEVICE.on(i, cmd, vec![r.target.shown.clone()]));
         }
     }
