@@ -504,6 +504,134 @@ pub static TOOLS: &[Tool] = &[
         ],
     },
     Tool {
+        names: &["restic"],
+        value_options: &[
+            "-r",
+            "--repo",
+            "--password-file",
+            "--cache-dir",
+            "-o",
+            "--option",
+        ],
+        rules: &[
+            rule!("BACKUP_DELETE", ["forget"], when [], unless ["--dry-run", "-n"],
+                match ["restic forget --keep-last 3 --prune", "restic -r /srv/repo forget latest"],
+                not ["restic snapshots", "restic forget --dry-run --keep-last 3"]),
+            rule!("BACKUP_DELETE", ["prune"], when [], unless ["--dry-run", "-n"], match ["restic prune"], not []),
+            rule!("BACKUP_DELETE", ["key", "remove"], when [], unless [], match ["restic key remove 1"], not ["restic key list"]),
+        ],
+    },
+    Tool {
+        names: &["borg"],
+        value_options: &["--remote-path", "--rsh"],
+        rules: &[
+            rule!("BACKUP_DELETE", ["delete"], when [], unless ["--dry-run", "-n"],
+                match ["borg delete /srv/repo::old"], not ["borg list /srv/repo", "borg delete --dry-run repo::x"]),
+            rule!("BACKUP_DELETE", ["prune"], when [], unless ["--dry-run", "-n"],
+                match ["borg prune --keep-daily 7 repo"], not ["borg prune -n --keep-daily 7 repo"]),
+        ],
+    },
+    Tool {
+        names: &["rclone"],
+        value_options: &["--config", "--transfers", "--checkers", "--log-file"],
+        rules: &[
+            rule!("BACKUP_DELETE", ["purge"], when [], unless ["--dry-run", "-n"], match ["rclone purge remote:bucket"], not ["rclone ls remote:bucket"]),
+            rule!("BACKUP_DELETE", ["delete"], when [], unless ["--dry-run", "-n"], match ["rclone delete remote:bucket/old"], not ["rclone delete --dry-run remote:x"]),
+            rule!("BACKUP_DELETE", ["deletefile"], when [], unless ["--dry-run", "-n"], match ["rclone deletefile remote:bucket/f"], not []),
+        ],
+    },
+    Tool {
+        names: &["velero"],
+        value_options: &["-n", "--namespace", "--kubeconfig", "--kubecontext"],
+        rules: &[
+            rule!("BACKUP_DELETE", ["*", "delete"], when [], unless [], match ["velero backup delete nightly --confirm"], not ["velero backup get"]),
+            rule!("BACKUP_DELETE", ["uninstall"], when [], unless [], match ["velero uninstall"], not []),
+        ],
+    },
+    Tool {
+        names: &["vault"],
+        value_options: &["-address", "-namespace", "--namespace", "-n"],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", ["secrets", "disable"], when [], unless [], match ["vault secrets disable secret/"], not ["vault secrets list"]),
+            rule!("SERVICE_DATA_DELETE", ["kv", "destroy"], when [], unless [], match ["vault kv destroy -versions=1-3 secret/app"], not ["vault kv get secret/app"]),
+            rule!("SERVICE_DATA_DELETE", ["kv", "metadata", "delete"], when [], unless [], match ["vault kv metadata delete secret/app"], not []),
+            rule!("SERVICE_DATA_DELETE", ["auth", "disable"], when [], unless [], match ["vault auth disable github"], not ["vault auth list"]),
+            rule!("SERVICE_DATA_DELETE", ["policy", "delete"], when [], unless [], match ["vault policy delete app"], not ["vault policy read app"]),
+        ],
+    },
+    Tool {
+        names: &["nats"],
+        value_options: &["-s", "--server", "--context", "--creds"],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", ["stream", "rm"], when [], unless [], match ["nats stream rm ORDERS"], not ["nats stream ls"]),
+            rule!("SERVICE_DATA_DELETE", ["stream", "delete"], when [], unless [], match ["nats stream delete ORDERS"], not []),
+            rule!("SERVICE_DATA_DELETE", ["stream", "purge"], when [], unless [], match ["nats stream purge ORDERS"], not []),
+            rule!("SERVICE_DATA_DELETE", ["kv", "rm"], when [], unless [], match ["nats kv rm KV"], not ["nats kv get KV k"]),
+        ],
+    },
+    Tool {
+        names: &["kafka-topics", "kafka-topics.sh"],
+        value_options: &[
+            "--bootstrap-server",
+            "--topic",
+            "--command-config",
+            "--zookeeper",
+        ],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", [], when ["--delete"], unless [],
+                match ["kafka-topics --bootstrap-server 127.0.0.1:9092 --delete --topic orders"], not ["kafka-topics --bootstrap-server 127.0.0.1:9092 --list"]),
+        ],
+    },
+    Tool {
+        names: &["rabbitmqctl"],
+        value_options: &["-n", "--node", "-p", "--vhost"],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", ["reset"], when [], unless [], match ["rabbitmqctl reset"], not ["rabbitmqctl status"]),
+            rule!("SERVICE_DATA_DELETE", ["force_reset"], when [], unless [], match ["rabbitmqctl force_reset"], not []),
+            rule!("SERVICE_DATA_DELETE", ["delete_vhost"], when [], unless [], match ["rabbitmqctl delete_vhost /prod"], not ["rabbitmqctl list_vhosts"]),
+            rule!("SERVICE_DATA_DELETE", ["purge_queue"], when [], unless [], match ["rabbitmqctl purge_queue jobs"], not []),
+        ],
+    },
+    Tool {
+        names: &["op"],
+        value_options: &["--account", "--vault", "--session"],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", ["*", "delete"], when [], unless [], match ["op item delete 'Database Password'", "op vault delete Engineering"], not ["op item get x"]),
+        ],
+    },
+    Tool {
+        names: &["doppler"],
+        value_options: &["--project", "-p", "--config", "-c"],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", ["*", "delete"], when [], unless [], match ["doppler secrets delete DATABASE_URL", "doppler projects delete backend --yes"], not ["doppler secrets get X"]),
+        ],
+    },
+    Tool {
+        names: &["gh", "glab"],
+        value_options: &["-R", "--repo"],
+        rules: &[
+            rule!("SERVICE_DATA_DELETE", ["repo", "delete"], when [], unless [], match ["gh repo delete acme/app --yes", "glab repo delete my/group"], not ["gh repo view acme/app"]),
+            rule!("SERVICE_DATA_DELETE", ["release", "delete"], when [], unless [], match ["gh release delete v1.2.3"], not ["gh release list"]),
+        ],
+    },
+    Tool {
+        names: &["wrangler"],
+        value_options: &["-c", "--config", "--env", "-e"],
+        rules: &[
+            rule!("CLOUD_RESOURCE_DELETE", ["delete"], when [], unless ["--dry-run"], match ["wrangler delete my-worker"], not ["wrangler deploy"]),
+            rule!("CLOUD_RESOURCE_DELETE", ["*", "delete"], when [], unless [], match ["wrangler d1 delete my-db"], not []),
+            rule!("CLOUD_RESOURCE_DELETE", ["*", "*", "delete"], when [], unless [], match ["wrangler r2 bucket delete b"], not ["wrangler r2 bucket list"]),
+        ],
+    },
+    Tool {
+        names: &["mc"],
+        value_options: &["--config-dir", "-C"],
+        rules: &[
+            rule!("CLOUD_RESOURCE_DELETE", ["rb"], when [], unless [], match ["mc rb --force myminio/bucket"], not ["mc ls myminio"]),
+            rule!("CLOUD_RESOURCE_DELETE", ["rm"], when ["--recursive", "-r"], unless [], match ["mc rm --recursive --force myminio/bucket/"], not ["mc rm myminio/bucket/one.txt"]),
+        ],
+    },
+    Tool {
         names: &["userdel", "deluser"],
         value_options: &["-R", "--root", "-P", "--prefix", "--conf"],
         rules: &[rule!("ACCOUNT_DELETE", [], when [], unless [],

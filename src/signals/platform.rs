@@ -147,7 +147,26 @@ spec!(
     "`nvme format|sanitize`, `hdparm --security-erase` (and `--write-sector`, `--trim-sector-ranges`), `cryptsetup luksFormat|erase`, `badblocks -w`, `flashrom -w|-E`, `sg_format`: the disk's data or the firmware is gone. Reading runs (`hdparm -I`, `badblocks -n`, `flashrom -r`) are not flagged."
 );
 
+spec!(
+    BACKUP_DELETE,
+    "BACKUP_DELETE",
+    High,
+    Destructive,
+    "deletes backups",
+    "`restic forget|prune|key remove`, `borg delete|prune`, `rclone purge|delete|deletefile`, `velero … delete`, `velero uninstall`: the copies a restore would need. Dry runs (`-n`, `--dry-run`) are not flagged."
+);
+spec!(
+    SERVICE_DATA_DELETE,
+    "SERVICE_DATA_DELETE",
+    High,
+    Destructive,
+    "deletes data or configuration a service holds",
+    "Secrets, streams, topics, queues, vaults and repositories deleted through their service's command-line client: `vault secrets disable`, `vault kv destroy`, `nats stream rm|purge`, `kafka-topics --delete`, `rabbitmqctl reset|delete_vhost|purge_queue`, `op … delete`, `doppler … delete`, `gh|glab repo delete`, `gh release delete`."
+);
+
 pub static SPECS: &[&Spec] = &[
+    &BACKUP_DELETE,
+    &SERVICE_DATA_DELETE,
     &DEVICE_ERASE,
     &KUBECTL_DELETE,
     &KUBECTL_MUTATE,
@@ -190,6 +209,8 @@ pub fn spec_named(name: &str) -> Option<&'static Spec> {
         "CONTAINER_VOLUME_DELETE" => &CONTAINER_VOLUME_DELETE,
         "ACCOUNT_DELETE" => &ACCOUNT_DELETE,
         "DEVICE_ERASE" => &DEVICE_ERASE,
+        "BACKUP_DELETE" => &BACKUP_DELETE,
+        "SERVICE_DATA_DELETE" => &SERVICE_DATA_DELETE,
         _ => return None,
     })
 }
