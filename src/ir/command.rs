@@ -115,7 +115,11 @@ impl Command {
     pub fn base(&self) -> Option<&str> {
         let value = self.name.value()?;
         let trimmed = value.trim_end_matches('/');
-        Some(trimmed.rsplit('/').next().unwrap_or(trimmed))
+        // Asked by every rule family for every command: one byte search, no splitter.
+        Some(match trimmed.as_bytes().iter().rposition(|b| *b == b'/') {
+            Some(slash) => &trimmed[slash + 1..],
+            None => trimmed,
+        })
     }
 
     /// True when the basename is one of `names`.
