@@ -77,6 +77,14 @@ pub fn is_system_path(path: &str) -> bool {
     if is_home(path) {
         return true;
     }
+    // `~/../../usr`, `~+/..`, `~bob/../../etc`: a home is two levels below `/`, so climbing out
+    // of one reaches the system (`~` stands for `/home/NAME` here).
+    let from_home = path
+        .strip_prefix('~')
+        .and_then(|rest| rest.split_once('/'))
+        .filter(|(_, tail)| tail.split('/').any(|part| part == ".."))
+        .map(|(_, tail)| format!("/home/~/{tail}"));
+    let path = from_home.as_deref().unwrap_or(path);
     if !path.starts_with('/') {
         return false;
     }
