@@ -232,6 +232,21 @@ const MONGO_VALUED: &[&str] = &[
     "--tlsCertificateKeyFile",
 ];
 
+/// mysql, whose client mariadb is under another name.
+const MYSQL: DatabaseClient = DatabaseClient {
+    name: "mysql",
+    dialect: Dialect::Sql,
+    inline: MYSQL_INLINE,
+    before_stdin: &["--init-command"],
+    valued: MYSQL_VALUED,
+    attached: &["-p"],
+    clusters: true,
+    operand_statements: false,
+    stdin: true,
+    shell_escapes: &["\\!", "system"],
+    copy_program: false,
+};
+
 /// The database clients whose statements the analysis reads (signals) and whose shell escapes
 /// it follows (parse).
 pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
@@ -274,31 +289,10 @@ pub const DATABASE_CLIENTS: &[DatabaseClient] = &[
         shell_escapes: &["\\!"],
         copy_program: true,
     },
-    DatabaseClient {
-        name: "mysql",
-        dialect: Dialect::Sql,
-        inline: MYSQL_INLINE,
-        before_stdin: &["--init-command"],
-        valued: MYSQL_VALUED,
-        attached: &["-p"],
-        clusters: true,
-        operand_statements: false,
-        stdin: true,
-        shell_escapes: &["\\!", "system"],
-        copy_program: false,
-    },
+    MYSQL,
     DatabaseClient {
         name: "mariadb",
-        dialect: Dialect::Sql,
-        inline: MYSQL_INLINE,
-        before_stdin: &["--init-command"],
-        valued: MYSQL_VALUED,
-        attached: &["-p"],
-        clusters: true,
-        operand_statements: false,
-        stdin: true,
-        shell_escapes: &["\\!", "system"],
-        copy_program: false,
+        ..MYSQL
     },
     DatabaseClient {
         name: "sqlite3",

@@ -22,6 +22,7 @@ mod bounded_reads;
 mod cases;
 mod classes;
 mod cli;
+mod detection_surfaces;
 mod fidelity;
 mod hardening_backtrace;
 mod hardening_bounds;

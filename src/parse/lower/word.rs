@@ -363,10 +363,6 @@ impl Lowerer<'_> {
         let known = target
             .as_deref()
             .and_then(|t| self.vars.lookup(t, subscript));
-        let possible: Vec<String> = target
-            .as_deref()
-            .map(|t| self.vars.alternatives(t))
-            .unwrap_or_default();
         match (known, &operator) {
             (Some(_), _) if !quoted && self.vars.ifs_unknown => {
                 state.opaque();
@@ -403,13 +399,14 @@ impl Lowerer<'_> {
             (known, _) => {
                 // Only known at run time: its readings are the variable's known possible
                 // values through the operator, and the operator's own word where it has one.
-                let mut readings: Vec<String> = if known.is_some() {
-                    Vec::new()
-                } else {
-                    possible
+                let mut readings: Vec<String> = match (&known, target.as_deref()) {
+                    (None, Some(t)) => self
+                        .vars
+                        .alternatives(t)
                         .iter()
                         .filter_map(|v| self.expanded(v, &operator))
-                        .collect()
+                        .collect(),
+                    _ => Vec::new(),
                 };
                 match operator {
                     Operator::Default { word, .. } => readings.extend(self.word_value(word)),
